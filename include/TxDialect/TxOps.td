@@ -232,17 +232,30 @@ class Tx_ViewOp<string mnemonic, list<Trait> traits = []>
 }
 
 def Tx_ViewOp : Tx_ViewOp<"view"> {
-  let summary = "x.view(...) / x.reshape(...) of a contiguous buffer";
+  let summary = "x.view(...): the same elements under another shape";
   let description = [{
-    Reinterprets a contiguous buffer with another shape of the same number of
-    elements. At most one result dimension may be dynamic; it is inferred.
+    Follows PyTorch's `view` rule: a contiguous source may take any shape of
+    the same number of elements (at most one result dimension dynamic); a
+    strided source (a slice of a merged projection, say) may be viewed when
+    every group of merged or split dimensions is contiguous within itself,
+    and its leading dynamic dimensions are kept as they are. The result's
+    strides are the ones PyTorch would compute (see `inferResultType`).
 
     ```mlir
     %v = tx.view %q : memref<?x64xf32> -> memref<?x4x16xf32>
+    %w = tx.view %s : memref<?x64xf32, strided<[96, 1]>>
+                   -> memref<?x4x16xf32, strided<[96, 16, 1]>>
     ```
   }];
   let arguments = (ins AnyMemRef:$source);
   let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let extraClassDeclaration = [{
+    /// The type of `source` viewed with `shape`, or failure when PyTorch's
+    /// view rule rejects it (the reason goes to `reason` when given).
+    static ::mlir::FailureOr<::mlir::MemRefType>
+    inferResultType(::mlir::MemRefType source, ::llvm::ArrayRef<int64_t> shape,
+                    std::string *reason = nullptr);
+  }];
 }
 
 def Tx_TransposeOp : Tx_ViewOp<"transpose"> {

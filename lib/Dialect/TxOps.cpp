@@ -375,38 +375,128 @@ Value TransposeOp::getViewSource() { return getSource(); }
 Value SliceOp::getViewSource() { return getSource(); }
 Value AliasOp::getViewSource() { return getSource(); }
 
+/// PyTorch's stride computation for `view` (ATen's computeStride): walks
+/// the old dimensions from the innermost, groups them into chunks that are
+/// contiguous within themselves, and requires the new shape to split or
+/// merge dimensions only inside a chunk. Shapes are static here.
+static std::optional<SmallVector<int64_t>>
+computeViewStrides(ArrayRef<int64_t> oldShape, ArrayRef<int64_t> oldStrides,
+                   ArrayRef<int64_t> newShape) {
+  SmallVector<int64_t> newStrides(newShape.size(), 1);
+  if (oldShape.empty())
+    return newStrides;
+  int64_t viewD = static_cast<int64_t>(newShape.size()) - 1;
+  int64_t chunkBaseStride = oldStrides.back();
+  int64_t tensorNumel = 1, viewNumel = 1;
+  for (int64_t d = static_cast<int64_t>(oldShape.size()) - 1; d >= 0; --d) {
+    tensorNumel *= oldShape[d];
+    if (d == 0 || (oldShape[d - 1] != 1 &&
+                   oldStrides[d - 1] != tensorNumel * chunkBaseStride)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] == 1)) {
+        newStrides[viewD] = viewNumel * chunkBaseStride;
+        viewNumel *= newShape[viewD];
+        --viewD;
+      }
+      if (viewNumel != tensorNumel)
+        return std::nullopt;
+      if (d > 0) {
+        chunkBaseStride = oldStrides[d - 1];
+        tensorNumel = 1;
+        viewNumel = 1;
+      }
+    }
+  }
+  if (viewD != -1)
+    return std::nullopt;
+  return newStrides;
+}
+
+static int64_t staticProduct(ArrayRef<int64_t> shape) {
+  int64_t p = 1;
+  for (int64_t d : shape)
+    if (!ShapedType::isDynamic(d))
+      p *= d;
+  return p;
+}
+
+FailureOr<MemRefType> ViewOp::inferResultType(MemRefType source,
+                                              ArrayRef<int64_t> shape,
+                                              std::string *reason) {
+  auto fail = [&](const Twine &why) -> FailureOr<MemRefType> {
+    if (reason)
+      *reason = why.str();
+    return failure();
+  };
+  int64_t numDynamic = llvm::count_if(shape, ShapedType::isDynamic);
+  if (numDynamic > 1)
+    return fail("at most one result dimension may be dynamic");
+  // A contiguous source takes any shape of the same number of elements.
+  if (source.getLayout().isIdentity()) {
+    int64_t srcStatic = staticProduct(source.getShape());
+    int64_t resStatic = staticProduct(shape);
+    if (source.hasStaticShape() && numDynamic == 0 && srcStatic != resStatic)
+      return fail("cannot view " + Twine(srcStatic) + " elements as " +
+                  Twine(resStatic));
+    if (source.hasStaticShape() && numDynamic == 1 &&
+        (resStatic == 0 || srcStatic % resStatic != 0))
+      return fail("cannot view " + Twine(srcStatic) +
+                  " elements with a shape whose static part has " +
+                  Twine(resStatic));
+    if (!source.hasStaticShape() && numDynamic == 0)
+      return fail("a dynamic source needs a dynamic result dimension");
+    return MemRefType::get(shape, source.getElementType(), MemRefLayoutAttrInterface(),
+                           source.getMemorySpace());
+  }
+  // A strided source: leading dynamic dimensions stay, the static rest is
+  // reshaped by PyTorch's rule.
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(source.getStridesAndOffset(strides, offset)))
+    return fail("source layout is not strided");
+  int64_t lead = 0;
+  while (lead < source.getRank() && source.isDynamicDim(lead))
+    ++lead;
+  for (int64_t i = lead; i < source.getRank(); ++i)
+    if (source.isDynamicDim(i))
+      return fail("a strided source may only have leading dynamic dimensions");
+  if (static_cast<int64_t>(shape.size()) < lead ||
+      llvm::count_if(shape.take_front(lead), ShapedType::isDynamic) != lead ||
+      numDynamic != (lead ? 1 : 0) || lead > 1)
+    return fail("viewing a strided source must keep its leading dynamic "
+                "dimension in place");
+  for (int64_t s : ArrayRef<int64_t>(strides).drop_front(lead))
+    if (ShapedType::isDynamic(s))
+      return fail("source strides must be static");
+  ArrayRef<int64_t> oldRest = source.getShape().drop_front(lead);
+  ArrayRef<int64_t> newRest = shape.drop_front(lead);
+  if (staticProduct(oldRest) != staticProduct(newRest))
+    return fail("cannot view " + Twine(staticProduct(oldRest)) +
+                " elements as " + Twine(staticProduct(newRest)));
+  std::optional<SmallVector<int64_t>> rest = computeViewStrides(
+      oldRest, ArrayRef<int64_t>(strides).drop_front(lead), newRest);
+  if (!rest)
+    return fail("the view splits or merges dimensions that are not "
+                "contiguous in the source (PyTorch would need reshape)");
+  SmallVector<int64_t> newStrides(ArrayRef<int64_t>(strides).take_front(lead));
+  newStrides.append(*rest);
+  auto layout = StridedLayoutAttr::get(source.getContext(), offset, newStrides);
+  return MemRefType::get(shape, source.getElementType(), layout,
+                         source.getMemorySpace());
+}
+
 LogicalResult ViewOp::verify() {
   auto src = cast<MemRefType>(getSource().getType());
   auto res = cast<MemRefType>(getResult().getType());
   if (failed(verifyViewBasics(*this, src, res)))
     return failure();
-  if (!src.getLayout().isIdentity())
-    return emitOpError("source must be contiguous (view of a strided buffer; "
-                       "copy it first)");
-  if (!res.getLayout().isIdentity())
-    return emitOpError("result must have the identity layout");
-  if (res.getNumDynamicDims() > 1)
-    return emitOpError("at most one result dimension may be dynamic");
-  auto product = [](ArrayRef<int64_t> shape) {
-    int64_t p = 1;
-    for (int64_t d : shape)
-      if (!ShapedType::isDynamic(d))
-        p *= d;
-    return p;
-  };
-  int64_t srcStatic = product(src.getShape());
-  int64_t resStatic = product(res.getShape());
-  if (src.hasStaticShape() && res.hasStaticShape() && srcStatic != resStatic)
-    return emitOpError() << "cannot view " << srcStatic << " elements ("
-                         << ShapeStr{src.getShape()} << ") as " << resStatic
-                         << " (" << ShapeStr{res.getShape()} << ")";
-  if (src.hasStaticShape() && !res.hasStaticShape() &&
-      (resStatic == 0 || srcStatic % resStatic != 0))
-    return emitOpError() << "cannot view " << srcStatic
-                         << " elements as " << ShapeStr{res.getShape()};
-  if (!src.hasStaticShape() && res.hasStaticShape())
-    return emitOpError("a dynamic source needs a dynamic result dimension");
-  return success();
+  std::string reason;
+  FailureOr<MemRefType> expected =
+      inferResultType(src, res.getShape(), &reason);
+  if (failed(expected))
+    return emitOpError() << "cannot view " << src << " as "
+                         << ShapeStr{res.getShape()} << ": " << reason;
+  auto [strides, offset] = expected->getStridesAndOffset();
+  return verifyLayout(*this, res, strides, offset);
 }
 
 LogicalResult TransposeOp::verify() {

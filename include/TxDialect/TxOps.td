@@ -313,7 +313,8 @@ def Tx_UnaryOp : Tx_Op<"unary"> {
   let hasVerifier = 1;
 }
 
-def Tx_BinaryOp : Tx_Op<"binary"> {
+def Tx_BinaryOp : Tx_Op<"binary",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "An elementwise binary op into a fresh buffer (a + b)";
   let description = [{
     `rhs` has the shape of `lhs`, a suffix of it (broadcast), or is a float
@@ -323,9 +324,10 @@ def Tx_BinaryOp : Tx_Op<"binary"> {
     %y = tx.binary mul %a, %b : memref<?x64xf32>, memref<?x64xf32> -> memref<?x64xf32>
     ```
   }];
-  let arguments = (ins Tx_BinaryKind:$kind, Tx_ReadBuf:$lhs,
-                       Arg<AnyTypeOf<[AnyMemRef, AnyFloat]>, "", [MemRead]>:$rhs);
-  let results = (outs Tx_FreshBuf:$result);
+  // Effects are written by hand (TxOps.cpp): a scalar rhs is not memory.
+  let arguments = (ins Tx_BinaryKind:$kind, AnyMemRef:$lhs,
+                       AnyTypeOf<[AnyMemRef, AnyFloat]>:$rhs);
+  let results = (outs AnyMemRef:$result);
   let assemblyFormat = [{
     $kind $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
@@ -350,7 +352,8 @@ def Tx_UnaryIntoOp : Tx_Op<"unary_into"> {
   let hasVerifier = 1;
 }
 
-def Tx_BinaryIntoOp : Tx_Op<"binary_into"> {
+def Tx_BinaryIntoOp : Tx_Op<"binary_into",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "An elementwise binary op written into a buffer (x.mul_(2), out=)";
   let description = [{
     `x.mul_(2)` is `tx.binary_into mul %x, %c2 into %x`; `torch.add(a, b,
@@ -360,9 +363,9 @@ def Tx_BinaryIntoOp : Tx_Op<"binary_into"> {
     tx.binary_into mul %x, %c into %x : memref<?x64xf32>, f32, memref<?x64xf32>
     ```
   }];
-  let arguments = (ins Tx_BinaryKind:$kind, Tx_ReadBuf:$lhs,
-                       Arg<AnyTypeOf<[AnyMemRef, AnyFloat]>, "", [MemRead]>:$rhs,
-                       Arg<AnyMemRef, "written", [MemWrite]>:$target);
+  // Effects are written by hand (TxOps.cpp): a scalar rhs is not memory.
+  let arguments = (ins Tx_BinaryKind:$kind, AnyMemRef:$lhs,
+                       AnyTypeOf<[AnyMemRef, AnyFloat]>:$rhs, AnyMemRef:$target);
   let assemblyFormat = [{
     $kind $lhs `,` $rhs `into` $target attr-dict `:` type($lhs) `,` type($rhs)
     `,` type($target)
@@ -556,6 +559,24 @@ def Tx_ReduceScatterOp : Tx_CollectiveOp<"reduce_scatter"> {
   let assemblyFormat = [{
     $input `dim` $dim `group` $group_size attr-dict `:` type($input) `->` type($result)
   }];
+}
+
+def Tx_RankOp : Tx_Op<"rank", [Pure]> {
+  let summary = "This process's rank in the tensor-parallel group";
+  let description = [{
+    The index (0 to `group - 1`) of the calling rank in its tensor-parallel
+    group: the slice of tokens a reduce-scatter along the token dimension
+    leaves on it starts at `rank * tokens / group`. Sequence parallelism uses
+    it to slice a replicated residual like the reduce-scatter.
+
+    ```mlir
+    %r = tx.rank group 2
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$group_size);
+  let results = (outs Index:$result);
+  let assemblyFormat = "`group` $group_size attr-dict";
+  let hasVerifier = 1;
 }
 
 def Tx_AllGatherOp : Tx_CollectiveOp<"all_gather"> {

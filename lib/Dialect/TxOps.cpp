@@ -162,8 +162,8 @@ LogicalResult GetParamOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto param = dyn_cast_or_null<ParamOp>(sym);
   if (!param) {
     if (!sym)
-      return emitOpError() << "'" << getParam() << "' is not a symbol";
-    return emitOpError() << "'" << getParam() << "' is a "
+      return emitOpError() << "'@" << getParam() << "' is not a symbol";
+    return emitOpError() << "'@" << getParam() << "' is a "
                          << sym->getName() << ", not a tx.param";
   }
   if (param.getType() != getResult().getType())
@@ -180,9 +180,9 @@ LogicalResult GetParamOp::verifySymbolUses(SymbolTableCollection &tables) {
 LogicalResult LayerRefOp::verifySymbolUses(SymbolTableCollection &tables) {
   Operation *sym = tables.lookupNearestSymbolFrom(*this, getLayerAttr());
   if (!sym)
-    return emitOpError() << "'" << getLayer() << "' is not a symbol";
+    return emitOpError() << "'@" << getLayer() << "' is not a symbol";
   if (!isa<LayerOp, NoneLayerOp>(sym))
-    return emitOpError() << "'" << getLayer() << "' is a " << sym->getName()
+    return emitOpError() << "'@" << getLayer() << "' is a " << sym->getName()
                          << ", not a layer (tx.layer or tx.none_layer)";
   return success();
 }
@@ -272,30 +272,30 @@ static LogicalResult verifyLayerUse(Operation *op, FlatSymbolRefAttr layerRef,
                                     SymbolTableCollection &tables) {
   Operation *sym = tables.lookupNearestSymbolFrom(op, layerRef);
   if (!sym)
-    return op->emitOpError() << "'" << layerRef.getValue()
+    return op->emitOpError() << "'@" << layerRef.getValue()
                              << "' is not a symbol";
   if (isa<NoneLayerOp>(sym))
-    return op->emitOpError() << "calls '" << layerRef.getValue()
+    return op->emitOpError() << "calls '@" << layerRef.getValue()
                              << "', which is None";
   auto layer = dyn_cast<LayerOp>(sym);
   if (!layer)
-    return op->emitOpError() << "'" << layerRef.getValue() << "' is a "
+    return op->emitOpError() << "'@" << layerRef.getValue() << "' is a "
                              << sym->getName() << ", not a tx.layer";
   auto in = cast<MemRefType>(input.getType());
   auto out = cast<MemRefType>(result.getType());
   if (in.getElementType() != layer.getDtype())
     return op->emitOpError() << "input element type " << in.getElementType()
-                             << " does not match layer '"
+                             << " does not match layer '@"
                              << layerRef.getValue() << "' of "
                              << layer.getDtype();
   int64_t inFeat = in.getShape().back(), outFeat = out.getShape().back();
   if (!dimsCompatible(inFeat, layer.getInFeatures()))
     return op->emitOpError() << "input has " << inFeat
-                             << " features but layer '" << layerRef.getValue()
+                             << " features but layer '@" << layerRef.getValue()
                              << "' takes " << layer.getInFeatures();
   if (!dimsCompatible(outFeat, layer.getOutFeatures()))
     return op->emitOpError() << "result has " << outFeat
-                             << " features but layer '" << layerRef.getValue()
+                             << " features but layer '@" << layerRef.getValue()
                              << "' produces " << layer.getOutFeatures();
   return success();
 }
@@ -602,6 +602,37 @@ static LogicalResult verifyElementwiseResult(Operation *op, Value in,
   return verifySameShape(op, in.getType(), out.getType(), "input", outName);
 }
 
+/// Reads of the buffer operands of a binary op (a scalar rhs is a value).
+static void addBinaryReads(
+    Operation *op, OpOperand &lhs, OpOperand &rhs,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &lhs,
+                       SideEffects::DefaultResource::get());
+  if (isa<BaseMemRefType>(rhs.get().getType()))
+    effects.emplace_back(MemoryEffects::Read::get(), &rhs,
+                         SideEffects::DefaultResource::get());
+}
+
+void BinaryOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addBinaryReads(*this, getLhsMutable(), getRhsMutable(), effects);
+  OpResult result = getOperation()->getOpResult(0);
+  effects.emplace_back(MemoryEffects::Allocate::get(), result,
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), result,
+                       SideEffects::DefaultResource::get());
+}
+
+void BinaryIntoOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addBinaryReads(*this, getLhsMutable(), getRhsMutable(), effects);
+  effects.emplace_back(MemoryEffects::Write::get(), &getTargetMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
 LogicalResult UnaryOp::verify() {
   if (failed(verifyFloatElements(*this, getInput().getType(), "input")))
     return failure();
@@ -753,6 +784,10 @@ LogicalResult AllGatherOp::verify() {
   return verifyScaledDim(*this, cast<MemRefType>(getInput().getType()),
                          cast<MemRefType>(getResult().getType()), getDim(),
                          getGroupSize(), /*gather=*/true);
+}
+
+LogicalResult RankOp::verify() {
+  return verifyGroupSize(*this, getGroupSize());
 }
 
 #define GET_OP_CLASSES

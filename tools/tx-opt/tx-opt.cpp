@@ -10,10 +10,15 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+namespace mlir::tx::test {
+void registerTestMemoryEffectsPass();
+} // namespace mlir::tx::test
+
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tx::registerAllTxDialects(registry);
   mlir::tx::registerAllTxPasses();
+  mlir::tx::test::registerTestMemoryEffectsPass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tx optimizer driver: tx passes on top of mlir-opt\n",
       registry));

@@ -1,12 +1,17 @@
 //===- InitAllTx.cpp - registration shared by every tx tool ---------------===//
 
 #include "TxDialect/InitAllTx.h"
+#include "TxDialect/Conversion/CpuPipeline.h"
+#include "TxDialect/Conversion/GPUPipeline.h"
+#include "TxDialect/Transforms/FusionPasses.h"
+#include "TxDialect/Transforms/SequenceParallel.h"
 #include "TxDialect/TxDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 using namespace mlir;
 
@@ -18,9 +23,16 @@ void tx::registerAllTxDialects(DialectRegistry &registry) {
   registerTxDialect(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // gpu-module-to-binary translates kernels to LLVM IR inside the pass.
+  registerAllGPUToLLVMIRTranslations(registry);
 }
 
-void tx::registerTxPasses() {}
+void tx::registerTxPasses() {
+  registerTxCPUPasses();
+  registerTxGPULowering();
+  registerSPPassesAndPipelines();
+  registerFusionPasses();
+}
 
 void tx::registerAllTxPasses() {
   registerAllPasses();

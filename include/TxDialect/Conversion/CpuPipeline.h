@@ -1,0 +1,46 @@
+//===- CpuPipeline.h - tx to LLVM for the CPU -------------------*- C++ -*-===//
+//
+// The `tx-to-cpu` pipeline: tx -> linalg on buffers (tx-to-linalg) ->
+// collectives to runtime calls -> GEMMs tiled and vectorised (transform
+// dialect), other static linalg ops vectorised, the rest as loops -> LLVM
+// dialect, public functions with `llvm.emit_c_interface`. Its output runs
+// in-process through mlir::ExecutionEngine (TxDialect/Execution/CpuRunner.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TXDIALECT_CONVERSION_CPUPIPELINE_H
+#define TXDIALECT_CONVERSION_CPUPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace tx {
+
+struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
+  PassOptions::Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorise GEMMs and static linalg ops (off: "
+                     "naive scalar loops, for comparison)"),
+      llvm::cl::init(true)};
+  PassOptions::ListOption<int64_t> gemmTile{
+      *this, "gemm-tile",
+      llvm::cl::desc("GEMM tile sizes M,N,K (default 8,8,8)")};
+  PassOptions::Option<bool> deallocate{
+      *this, "deallocate",
+      llvm::cl::desc("Insert deallocations of temporaries "
+                     "(ownership-based buffer deallocation)"),
+      llvm::cl::init(true)};
+};
+
+/// Appends the tx-to-cpu pipeline to `pm` (a module pass manager).
+void buildTxToCPUPipeline(OpPassManager &pm, const TxToCPUOptions &options);
+
+/// Registers tx-to-linalg, the CPU helper passes and the `tx-to-cpu`
+/// pipeline.
+void registerTxCPUPasses();
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TXDIALECT_CONVERSION_CPUPIPELINE_H

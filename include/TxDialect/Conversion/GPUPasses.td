@@ -1,0 +1,101 @@
+//===- GPUPasses.td - passes of the tx GPU lowering --------*- tablegen -*-===//
+//
+// The passes of the tx-to-nvvm pipeline that upstream does not provide: a
+// target check that fails early with a clear message, and the GEMM kernel
+// generator (block/thread tiling with shared-memory staging).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TX_CONVERSION_GPUPASSES
+#define TX_CONVERSION_GPUPASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TxGPUCheckTarget : Pass<"tx-gpu-check-target", "ModuleOp"> {
+  let summary = "Check that the requested NVIDIA target can be produced";
+  let description = [{
+    Validates the chip, PTX feature and output format of the tx-to-nvvm
+    pipeline before any lowering runs, so that a target the CUDA Toolkit or
+    LLVM's NVPTX back end cannot produce (a chip CUDA 13 dropped, a PTX
+    version too old for the chip, `format=bin` without `ptxas`,
+    `format=fatbin` without `fatbinary`) is a diagnostic naming what is
+    missing instead of a failure deep inside serialization.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip: sm_75 .. sm_121, with an `a` suffix where the "
+           "architecture has one (sm_90a)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "PTX feature, `+ptxNN` (empty: the lowest the chip needs)">,
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "Output format: isa (PTX), bin (cubin through ptxas) or fatbin">,
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA Toolkit directory the pipeline resolved (empty: none)">,
+  ];
+}
+
+def TxGPUHostRegister : Pass<"tx-gpu-host-register", "ModuleOp"> {
+  let summary = "Make the host buffers that kernels read device-accessible";
+  let description = [{
+    The tx calling convention passes host buffers: arguments from the caller,
+    weights in memref.globals, activations from memref.alloc (malloc; the
+    caller frees returned ones with free()). In every host function that
+    launches kernels, each such buffer is registered with the driver
+    (`gpu.host_register`: pinned and mapped, so with unified addressing the
+    kernels use the host pointer as is) right where it comes into being, and
+    unregistered before a `memref.dealloc`. Correct everywhere, but kernels
+    then read host memory over the bus: a caller that wants device-resident
+    data passes device or managed memory (registration of those is skipped
+    by the runtime).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def TxGPUCheckLibdevice : Pass<"tx-gpu-check-libdevice", "ModuleOp"> {
+  let summary = "Fail when kernels call libdevice and no libdevice is linked";
+  let description = [{
+    convert-gpu-to-nvvm lowers math functions (rsqrt, erf, tanh, ...) to
+    calls of libdevice's `__nv_*` functions. Without libdevice the PTX would
+    carry unresolved externs that only fail when ptxas or the driver's JIT
+    sees them; this pass makes that a diagnostic at the kernel.
+  }];
+  let options = [
+    Option<"libdevice", "libdevice", "std::string", /*default=*/"\"\"",
+           "Path of libdevice.10.bc being linked (empty: none found)">,
+  ];
+}
+
+def TxGPUTileContractions : Pass<"tx-gpu-tile-contractions", "ModuleOp"> {
+  let summary = "Lower linalg contractions on buffers to shared-memory tiled "
+                "gpu.launch kernels";
+  let description = [{
+    Every linalg contraction on buffers with one M, one N and one K dimension
+    (and at most one batch dimension) -- linalg.matmul in any of its
+    transposed forms, linalg.batch_matmul, or a linalg.generic that is a
+    contraction -- becomes one `gpu.launch`:
+
+    * the grid tiles the output into `BM x BN` blocks (batch on grid z);
+    * each block has `(BM/RM) x (BN/RN)` threads, each owning an `RM x RN`
+      register tile of accumulators (interleaved so that stores coalesce);
+    * the K loop walks `BK`-deep slices: the block stages the A and B slices
+      in workgroup (shared) memory with cooperative, bounds-checked loads,
+      `gpu.barrier`, accumulates from shared memory, `gpu.barrier`.
+
+    The contraction body (mul/add, with any casts such as f16 -> f32) is
+    cloned per accumulator, so the element types are whatever the op says.
+    Other linalg ops are left for the parallel-loop path.
+  }];
+  let options = [
+    ListOption<"blockTile", "block-tile", "int64_t",
+               "Output tile of one thread block and K slice depth: BM,BN,BK">,
+    ListOption<"threadTile", "thread-tile", "int64_t",
+               "Output tile of one thread: RM,RN">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+#endif // TX_CONVERSION_GPUPASSES

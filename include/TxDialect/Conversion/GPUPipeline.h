@@ -1,0 +1,77 @@
+//===- GPUPipeline.h - tx to NVVM kernels and host code ---------*- C++ -*-===//
+//
+// The `tx-to-nvvm` pipeline: tx -> linalg on buffers -> GEMMs as shared-memory
+// tiled kernels, other linalg ops as parallel loops mapped to blocks/threads
+// -> outlined gpu.module -> NVVM -> gpu.binary (PTX, cubin or fatbin), host
+// code through gpu-to-llvm calling the mgpu* runtime (runtime/cuda).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TXDIALECT_CONVERSION_GPUPIPELINE_H
+#define TXDIALECT_CONVERSION_GPUPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+class Pass;
+namespace tx {
+
+struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Target chip (sm_80, sm_90, sm_90a, ...)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX feature `+ptxNN` (empty: the lowest the chip needs)"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("gpu.binary format: isa (PTX), bin (cubin, needs ptxas), "
+                     "fatbin (needs ptxas and fatbinary)"),
+      llvm::cl::init("isa")};
+  PassOptions::ListOption<int64_t> gemmBlockTile{
+      *this, "gemm-block-tile",
+      llvm::cl::desc("GEMM block tile BM,BN,BK (default 64,64,16)")};
+  PassOptions::ListOption<int64_t> gemmThreadTile{
+      *this, "gemm-thread-tile",
+      llvm::cl::desc("GEMM per-thread register tile RM,RN (default 4,4)")};
+  PassOptions::ListOption<int64_t> loopTileSizes{
+      *this, "loop-tile-sizes",
+      llvm::cl::desc("Threads per block along each dimension of the "
+                     "non-GEMM parallel loops (default 16,16)")};
+  PassOptions::Option<std::string> cudaToolkit{
+      *this, "cuda-toolkit",
+      llvm::cl::desc("CUDA Toolkit directory (ptxas, fatbinary, libdevice); "
+                     "default: CUDA_ROOT/CUDA_HOME/CUDA_PATH, the ptxas on "
+                     "PATH, /usr/local/cuda)"),
+      llvm::cl::init("")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("NVVM optimization level"),
+      llvm::cl::init(3)};
+};
+
+/// The PTX feature used when none is given: the lowest PTX ISA version that
+/// LLVM's NVPTX back end accepts for `chip` (e.g. +ptx80 for sm_90a). Empty
+/// when the chip is not one the pipeline knows.
+std::string defaultPTXFeature(llvm::StringRef chip);
+
+/// The CUDA Toolkit the pipeline uses when none is given: the directory of
+/// CUDA_ROOT/CUDA_HOME/CUDA_PATH, else the one holding the `ptxas` on PATH,
+/// else /usr/local/cuda; empty when none exists.
+std::string findCUDAToolkit();
+
+/// Appends the tx-to-nvvm pipeline to `pm` (a module pass manager).
+void buildTxToNVVMPipeline(OpPassManager &pm, const TxToNVVMOptions &options);
+
+/// Registers the GPU lowering passes and the `tx-to-nvvm` pipeline.
+void registerTxGPULowering();
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TXDIALECT_CONVERSION_GPUPIPELINE_H

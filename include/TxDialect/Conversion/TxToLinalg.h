@@ -1,0 +1,70 @@
+//===- TxToLinalg.h - tx to linalg on buffers -------------------*- C++ -*-===//
+//
+// The conversion of tx to linalg/memref/arith/math, shared by the CPU
+// pipeline (tx-to-cpu) and the GPU pipeline. Most users want the
+// `tx-to-linalg` pass; the pieces are exposed so that another lowering can
+// run them with its own conversion target.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TXDIALECT_CONVERSION_TXTOLINALG_H
+#define TXDIALECT_CONVERSION_TXTOLINALG_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir {
+class ConversionTarget;
+class RewritePatternSet;
+namespace tx {
+
+#define GEN_PASS_DECL
+#include "TxDialect/Conversion/Passes.h.inc"
+
+/// Names of the memref.global that hold a layer's weight / bias and a
+/// parameter's value after the conversion.
+std::string getWeightGlobalName(StringRef layer);
+std::string getBiasGlobalName(StringRef layer);
+std::string getParamGlobalName(StringRef param);
+
+/// Attribute names carried by those globals: the checkpoint tensor that fills
+/// it (StringAttr) and, for a merged layer, its stacking map (ArrayAttr of
+/// #tx.stack) whose sources are checkpoint prefixes (`<source>.weight`,
+/// `<source>.bias`).
+inline constexpr StringLiteral kCheckpointAttrName = "tx.checkpoint";
+inline constexpr StringLiteral kStackingAttrName = "tx.stacking";
+
+/// Creates a memref.global for every tx.layer and tx.param of `module` (next
+/// to it), unless one of that name already exists. The tx symbols stay until
+/// `eraseTxSymbols`.
+void lowerTxSymbolsToGlobals(ModuleOp module);
+
+/// Replaces every tx.guard by its constant value and erases the tx.layer_ref
+/// ops left unused. Fails (with a diagnostic) on a layer reference used by
+/// anything but a guard.
+LogicalResult lowerTxGuards(ModuleOp module);
+
+/// Erases tx.layer, tx.none_layer and tx.param once nothing refers to them.
+void eraseTxSymbols(ModuleOp module);
+
+/// Emits an error for every op in `module` that the conversion cannot lower
+/// (container ops, opaque calls and, unless `allowCollectives`, collectives
+/// over more than one rank). Succeeds when there is none.
+LogicalResult checkTxLowerable(ModuleOp module, bool allowCollectives);
+
+/// Patterns lowering tx compute, view, elementwise and single-rank collective
+/// ops. Run after `lowerTxSymbolsToGlobals` (the patterns read the globals).
+void populateTxToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Marks the ops the patterns lower illegal and their output legal. With
+/// `allowCollectives`, collectives over more than one rank stay legal.
+void configureTxToLinalgTarget(ConversionTarget &target,
+                               bool allowCollectives);
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TXDIALECT_CONVERSION_TXTOLINALG_H

@@ -1,0 +1,192 @@
+//===- CpuRunner.h - compile a tx module and call it in-process -*- C++ -*-===//
+//
+// "Compile this module for the CPU, call function F with these buffers."
+//
+//   mlir::MLIRContext ctx;                     // any context; the runner adds
+//   auto module = parseSourceFile<ModuleOp>(...);  // what it needs
+//   tx::CpuRunnerOptions opts;                 // pipeline "tx-to-cpu", seed 0
+//   auto runner = tx::CpuRunner::compile(*module, opts);
+//   if (!runner) report(runner.takeError());
+//   auto outs = (*runner)->call("forward", {x, cos, sin});
+//
+// The module is cloned and lowered with a textual pass pipeline (default
+// `tx-to-cpu`), then JIT-compiled by mlir::ExecutionEngine. Weights (the
+// globals the tx-to-linalg conversion makes of tx.layer / tx.param) are bound
+// by checkpoint tensor name: pseudo-random from a seed, or read from
+// `<dir>/<tensor name>.npy`. A merged layer's stacking map is honoured, so a
+// fused module gets exactly the numbers of the unfused one.
+//
+// Errors are llvm::Error values with a message meant for the user (no
+// exceptions): a missing function, wrong input count/shape/dtype, a missing
+// or malformed weight file (naming the tensor), a pipeline that fails.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TXDIALECT_EXECUTION_CPURUNNER_H
+#define TXDIALECT_EXECUTION_CPURUNNER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+namespace tx {
+
+//===----------------------------------------------------------------------===//
+// Tensors and .npy files
+//===----------------------------------------------------------------------===//
+
+/// A dense host tensor in C (row-major) order. Element type f32; a rank-0
+/// tensor is a scalar (an f32 function argument, or a memref<f32>).
+struct Tensor {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+
+  Tensor() = default;
+  Tensor(std::vector<int64_t> shape, std::vector<float> data)
+      : shape(std::move(shape)), data(std::move(data)) {}
+  /// A tensor of `shape` filled with zeros.
+  static Tensor zeros(std::vector<int64_t> shape);
+  static int64_t numElements(const std::vector<int64_t> &shape);
+  int64_t numElements() const { return numElements(shape); }
+  /// "2x64xf32".
+  std::string typeString() const;
+};
+
+/// Reads a `.npy` file: little-endian f32 (`<f4`), C order, format 1.0-3.0.
+/// Anything else is an error that says what the file holds.
+llvm::Expected<Tensor> readNpy(llvm::StringRef path);
+/// Writes `t` as a format 1.0 `.npy` file of `<f4`.
+llvm::Error writeNpy(llvm::StringRef path, const Tensor &t);
+
+/// Uniform pseudo-random values in [-1, 1), a pure function of (`name`,
+/// `seed`, element index): splitmix64 over a hash of the name and the seed.
+Tensor randomTensor(llvm::StringRef name, std::vector<int64_t> shape,
+                    uint64_t seed);
+
+/// The default value of checkpoint tensor `name` of `shape` for `seed`,
+/// scaled like a trained model so activations stay O(1): 2-D and larger
+/// tensors u / sqrt(last dim), `*.bias` 0.1 u, other 1-D tensors (norm
+/// weights) 1 + 0.1 u, with u = randomTensor(name, shape, seed).
+Tensor defaultCheckpointTensor(llvm::StringRef name,
+                               std::vector<int64_t> shape, uint64_t seed);
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+/// Where checkpoint tensors come from.
+struct WeightSource {
+  /// Seed of the pseudo-random tensors (when `directory` is empty).
+  uint64_t seed = 0;
+  /// A directory of `<tensor name>.npy` files; empty: pseudo-random.
+  std::string directory;
+};
+
+/// One piece of a global: rows [rowOffset, rowOffset + rows) are checkpoint
+/// tensor `tensor` (the whole global when it is not stacked).
+struct WeightPiece {
+  std::string tensor;
+  int64_t rowOffset = 0;
+  int64_t rows = 0;
+};
+
+/// A global of the lowered module and the checkpoint tensors that fill it.
+struct WeightBinding {
+  std::string global;
+  std::vector<int64_t> shape;
+  std::vector<WeightPiece> pieces;
+};
+
+/// The weight globals that tx-to-linalg makes of `module`'s tx.layer and
+/// tx.param (or that a lowered module already holds, tagged with
+/// `tx.checkpoint`). Fails on a non-f32 weight.
+llvm::Expected<std::vector<WeightBinding>> collectWeightBindings(ModuleOp module);
+
+/// The contents of `binding`'s global, row-major, read from `source`.
+llvm::Expected<std::vector<float>> loadWeight(const WeightBinding &binding,
+                                              const WeightSource &source);
+
+//===----------------------------------------------------------------------===//
+// The runner
+//===----------------------------------------------------------------------===//
+
+/// What one argument or result of a function is: a memref of `shape`
+/// (ShapedType::kDynamic for dynamic dims) or, with `isScalar`, an f32 value.
+struct ValueInfo {
+  std::vector<int64_t> shape;
+  bool isScalar = false;
+  std::string typeString; // as MLIR prints it
+};
+struct FunctionSignature {
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> results;
+};
+
+struct CpuRunnerOptions {
+  /// Textual pass pipeline run on (a clone of) the module, e.g.
+  /// "tx-to-cpu" or "tx-fusion,tx-to-cpu{vectorize=false}". It must
+  /// produce the LLVM dialect with `llvm.emit_c_interface` on the functions
+  /// to call (tx-to-cpu does).
+  std::string pipeline = "tx-to-cpu";
+  /// LLVM optimisation level of the JIT (0-3).
+  unsigned optLevel = 3;
+  WeightSource weights;
+  /// Shared libraries the JIT'ed code may call into.
+  std::vector<std::string> sharedLibs;
+  /// Extra runtime symbols (e.g. the collectives runtime's tx_rt_*),
+  /// registered with ExecutionEngine::registerSymbols before anything is
+  /// linked.
+  std::function<llvm::orc::SymbolMap(llvm::orc::MangleAndInterner)>
+      extraSymbols;
+  /// Print the IR after the pipeline to stderr (debugging).
+  bool dumpLowered = false;
+};
+
+class CpuRunner {
+public:
+  /// Lowers a clone of `module` with `options.pipeline`, JIT-compiles it and
+  /// binds the weights. `module` is not modified; its context gets the
+  /// dialects and translations the runner needs. The first call registers
+  /// every tx and upstream pass unless `tx-to-cpu` is registered already (a
+  /// host that calls tx::registerAllTxPasses must do so before).
+  static llvm::Expected<std::unique_ptr<CpuRunner>>
+  compile(ModuleOp module, const CpuRunnerOptions &options = {});
+  ~CpuRunner();
+
+  /// The signature of public function `name` as written in the input module.
+  llvm::Expected<FunctionSignature> signature(llvm::StringRef name) const;
+
+  /// Calls `name` with `inputs` (copied; the function may write them) and
+  /// returns its results as contiguous tensors. Inputs must match the
+  /// signature: count, rank, static dims, f32.
+  llvm::Expected<std::vector<Tensor>> call(llvm::StringRef name,
+                                           const std::vector<Tensor> &inputs);
+
+  /// Refills every weight global from `source`.
+  llvm::Error bindWeights(const WeightSource &source);
+  const std::vector<WeightBinding> &weights() const { return bindings; }
+
+  /// Seconds spent lowering and JIT-compiling.
+  double compileSeconds() const { return compileTime; }
+
+private:
+  CpuRunner() = default;
+  std::unique_ptr<ExecutionEngine> engine;
+  std::vector<std::pair<std::string, FunctionSignature>> signatures;
+  std::vector<WeightBinding> bindings;
+  double compileTime = 0;
+};
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TXDIALECT_EXECUTION_CPURUNNER_H

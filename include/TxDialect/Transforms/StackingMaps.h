@@ -1,0 +1,34 @@
+//===- StackingMaps.h - stacking maps for weight loaders --------*- C++ -*-===//
+//
+// How checkpoint tensors fill merged layers, as JSON, for a weight loader
+// (the C API and the Python package call this).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TXDIALECT_TRANSFORMS_STACKINGMAPS_H
+#define TXDIALECT_TRANSFORMS_STACKINGMAPS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir {
+namespace tx {
+
+/// Writes, for every merged `tx.layer` of `module`:
+///   {"layers": [{"name", "in_features", "out_features", "bias",
+///     "tensors": [{"tensor": "<prefix>.weight", "source", "rows": [b, e)}],
+///     "ranks": [{"rank": r, "rows": N_r, "parts": [{"tensor",
+///       "rows": [b, e) of the original, "offset": row in the rank shard}]}]
+///   }]}
+/// With `tpSize` N, the rank-r shard of a part of `size` rows is rows
+/// [r*size/N, (r+1)*size/N); when 0 < heads < N the part's head
+/// h = r*heads/N is replicated: rows [h*size/heads, (h+1)*size/heads).
+/// Fails with a diagnostic on the layer when the rows do not divide.
+LogicalResult exportStackingMaps(ModuleOp module, int64_t tpSize,
+                                 llvm::raw_ostream &os);
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TXDIALECT_TRANSFORMS_STACKINGMAPS_H

@@ -1,0 +1,175 @@
+//===- Execution.cpp - CPU compilation and invocation in the C API --------===//
+//
+// Over tx::CpuRunner (TxDialect/Execution/CpuRunner.h): its llvm::Error
+// messages become TX_ERROR_* statuses with the same text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TxDialect-c/Engine.h"
+#include "TxDialect/Execution/CpuRunner.h"
+
+#include "EngineInternal.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+struct TxExecutable {
+  std::unique_ptr<tx::CpuRunner> runner;
+  std::vector<tx::Tensor> results;
+};
+
+static std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + "f32";
+}
+
+/// Checks a caller's buffer and copies it into a tensor.
+static TxStatus toTensor(const TxBuffer &buffer, size_t index,
+                         tx::Tensor &tensor) {
+  if (buffer.rank < 0 || (buffer.rank > 0 && !buffer.shape))
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          "txExecutableInvoke: input " + llvm::Twine(index) +
+                              " has a negative rank or a NULL shape");
+  std::vector<int64_t> shape(buffer.shape, buffer.shape + buffer.rank);
+  for (int64_t d : shape)
+    if (d < 0)
+      return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                            "txExecutableInvoke: input " + llvm::Twine(index) +
+                                " has a negative dimension");
+  int64_t n = tx::Tensor::numElements(shape);
+  if (n > 0 && !buffer.data)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          "txExecutableInvoke: input " + llvm::Twine(index) +
+                              " has NULL data");
+  tensor = tx::Tensor(shape, std::vector<float>(buffer.data, buffer.data + n));
+  return TX_OK;
+}
+
+TxStatus txModuleCompileCpu(TxModule *module, const char *pipeline,
+                            uint64_t seed, const char *weightsDirectory,
+                            TxExecutable **outExecutable) {
+  tx::capi::clearLastError();
+  llvm::StringRef caller = "txModuleCompileCpu";
+  if (outExecutable)
+    *outExecutable = nullptr;
+  if (!module)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": module is NULL");
+  if (!outExecutable)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": outExecutable is NULL");
+  module->context->beginCall();
+  tx::CpuRunnerOptions options;
+  if (pipeline)
+    options.pipeline = pipeline;
+  options.weights.seed = seed;
+  if (weightsDirectory)
+    options.weights.directory = weightsDirectory;
+  auto runner = tx::CpuRunner::compile(*module->module, options);
+  if (!runner) {
+    std::string message = llvm::toString(runner.takeError());
+    if (!module->context->errors.empty())
+      message += "\n" + module->context->errors;
+    return tx::capi::fail(TX_ERROR_EXECUTION, caller + ": " + message);
+  }
+  *outExecutable = new TxExecutable{std::move(*runner), {}};
+  return TX_OK;
+}
+
+void txExecutableDestroy(TxExecutable *executable) { delete executable; }
+
+TxStatus txExecutableInvoke(TxExecutable *executable, const char *function,
+                            const TxBuffer *inputs, size_t numInputs,
+                            TxBuffer *outputs, size_t numOutputs) {
+  tx::capi::clearLastError();
+  llvm::StringRef caller = "txExecutableInvoke";
+  if (!executable)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": executable is NULL");
+  if (!function)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": function is NULL");
+  if (numInputs && !inputs)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": inputs is NULL");
+  std::vector<tx::Tensor> tensors(numInputs);
+  for (size_t i = 0; i < numInputs; ++i)
+    if (TxStatus status = toTensor(inputs[i], i, tensors[i]))
+      return status;
+
+  executable->results.clear();
+  auto results = executable->runner->call(function, tensors);
+  if (!results)
+    // Wrong count/shape of inputs and unknown functions are the caller's
+    // mistakes; the runner says which.
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": " + llvm::toString(results.takeError()));
+  executable->results = std::move(*results);
+
+  if (!outputs)
+    return TX_OK;
+  if (numOutputs != executable->results.size())
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": '" + function + "' has " +
+                              llvm::Twine(executable->results.size()) +
+                              " results, " + llvm::Twine(numOutputs) +
+                              " output buffers were given");
+  for (size_t i = 0; i < numOutputs; ++i) {
+    const tx::Tensor &result = executable->results[i];
+    TxBuffer &out = outputs[i];
+    bool ok = out.rank == static_cast<int64_t>(result.shape.size()) &&
+              (out.rank == 0 || out.shape) && out.data;
+    for (int64_t d = 0; ok && d < out.rank; ++d)
+      ok = out.shape[d] == result.shape[d];
+    if (!ok) {
+      std::string given =
+          out.rank < 0 || (out.rank > 0 && !out.shape)
+              ? std::string("invalid")
+              : shapeString(llvm::ArrayRef<int64_t>(out.shape, out.rank));
+      return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                            caller + ": result " + llvm::Twine(i) + " is " +
+                                shapeString(result.shape) +
+                                ", output buffer is " + given +
+                                (out.data ? "" : " with NULL data"));
+    }
+    std::memcpy(out.data, result.data.data(),
+                result.data.size() * sizeof(float));
+  }
+  return TX_OK;
+}
+
+TxStatus txExecutableGetNumResults(TxExecutable *executable,
+                                   size_t *outNumResults) {
+  tx::capi::clearLastError();
+  if (!executable || !outNumResults)
+    return tx::capi::fail(
+        TX_ERROR_INVALID_ARGUMENT,
+        "txExecutableGetNumResults: executable or outNumResults is NULL");
+  *outNumResults = executable->results.size();
+  return TX_OK;
+}
+
+TxStatus txExecutableGetResult(TxExecutable *executable, size_t index,
+                               TxBuffer *outResult) {
+  tx::capi::clearLastError();
+  if (!executable || !outResult)
+    return tx::capi::fail(
+        TX_ERROR_INVALID_ARGUMENT,
+        "txExecutableGetResult: executable or outResult is NULL");
+  if (index >= executable->results.size())
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          "txExecutableGetResult: index " + llvm::Twine(index) +
+                              " out of range (" +
+                              llvm::Twine(executable->results.size()) +
+                              " results)");
+  tx::Tensor &result = executable->results[index];
+  outResult->data = result.data.data();
+  outResult->shape = result.shape.data();
+  outResult->rank = static_cast<int64_t>(result.shape.size());
+  return TX_OK;
+}

@@ -1,0 +1,67 @@
+//===- CpuPipeline.cpp - the tx-to-cpu pipeline ---------------------------===//
+
+#include "TxDialect/Conversion/CpuPipeline.h"
+#include "TxDialect/Conversion/TxToLinalg.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace mlir::tx {
+#define GEN_PASS_REGISTRATION
+#include "TxDialect/Conversion/Passes.h.inc"
+} // namespace mlir::tx
+
+/// Appends upstream passes given in textual form; they are registered by
+/// every tx tool, and a typo here is a bug, so it is fatal.
+static void addPasses(OpPassManager &pm, StringRef pipeline) {
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    llvm::report_fatal_error(llvm::Twine("tx-to-cpu: bad pipeline '") +
+                             pipeline + "': " + err);
+}
+
+void tx::buildTxToCPUPipeline(OpPassManager &pm,
+                              const TxToCPUOptions &options) {
+  // Collectives over several ranks become runtime calls first (that lowering
+  // splits fused GEMM+collective ops back into tx.linear, lowered next).
+  // It lives in another library, found by name when this build has it.
+  if (PassInfo::lookup("tx-lower-collectives-to-runtime"))
+    addPasses(pm, "tx-lower-collectives-to-runtime");
+  pm.addPass(createTxToLinalg());
+  addPasses(pm, "canonicalize,cse");
+  pm.addPass(createTxReturnContiguous());
+  if (options.deallocate)
+    addPasses(pm, "buffer-deallocation-pipeline,convert-bufferization-to-memref");
+  pm.addPass(createTxCopiesToLinalg());
+  if (options.vectorize) {
+    TxCpuTileAndVectorizeOptions tileOptions;
+    tileOptions.gemmTile = llvm::to_vector(options.gemmTile);
+    pm.addPass(createTxCpuTileAndVectorize(tileOptions));
+  }
+  pm.addPass(createTxEmitCInterface());
+  // erf and tanh have no LLVM intrinsic: they become libm calls (erff,
+  // tanhf), which the ExecutionEngine resolves in the host process.
+  addPasses(pm,
+            "func.func(convert-linalg-to-loops),"
+            "func.func(lower-vector-mask),convert-vector-to-scf,convert-scf-to-cf,"
+            "expand-strided-metadata,lower-affine,"
+            "convert-vector-to-llvm,finalize-memref-to-llvm,"
+            "convert-math-to-llvm,convert-math-to-libm,"
+            "convert-arith-to-llvm,convert-cf-to-llvm,"
+            "convert-func-to-llvm,convert-ub-to-llvm,"
+            "reconcile-unrealized-casts");
+}
+
+void tx::registerTxCPUPasses() {
+  registerTxConversionPasses();
+  PassPipelineRegistration<TxToCPUOptions>(
+      "tx-to-cpu",
+      "Lower tx to the LLVM dialect for the CPU (tiled, vectorised GEMMs); "
+      "run the result with tx-run or mlir::ExecutionEngine",
+      buildTxToCPUPipeline);
+}

@@ -1,0 +1,140 @@
+//===- GPUPipeline.cpp - the tx-to-nvvm pipeline --------------------------===//
+
+#include "TxDialect/Conversion/GPUPipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::tx {
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "GPUPasses.h.inc"
+} // namespace mlir::tx
+
+using namespace mlir;
+
+/// Adds the tx pass or pipeline `name` when this build registers it. The
+/// conversion of tx ops to linalg and the C-interface marking belong to the
+/// CPU lowering; looking them up by name lets the GPU lowering build, and
+/// work on linalg input, without them.
+static void addIfRegistered(OpPassManager &pm, StringRef name) {
+  auto onError = [&](const Twine &msg) {
+    llvm::errs() << "tx-to-nvvm: " << name << ": " << msg << "\n";
+    return failure();
+  };
+  if (const PassPipelineInfo *pipeline = PassPipelineInfo::lookup(name))
+    (void)pipeline->addToPipeline(pm, "", onError);
+  else if (const PassInfo *pass = PassInfo::lookup(name))
+    (void)pass->addToPipeline(pm, "", onError);
+}
+
+static void addUpstream(OpPassManager &pm, StringRef pipeline) {
+  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::errs() << "tx-to-nvvm: internal error: cannot parse '" << pipeline
+                 << "'\n";
+}
+
+void tx::buildTxToNVVMPipeline(OpPassManager &pm,
+                               const TxToNVVMOptions &options) {
+  std::string features = options.features.empty()
+                             ? defaultPTXFeature(options.chip)
+                             : std::string(options.features);
+  std::string toolkit = options.cudaToolkit.empty()
+                            ? findCUDAToolkit()
+                            : std::string(options.cudaToolkit);
+  std::string libdevice;
+  if (!toolkit.empty()) {
+    SmallString<128> path(toolkit);
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    if (llvm::sys::fs::exists(path))
+      libdevice = std::string(path);
+  }
+  TxGPUCheckTargetOptions target;
+  target.toolkit = toolkit;
+  target.chip = options.chip;
+  target.features = features;
+  target.format = options.format;
+  pm.addPass(createTxGPUCheckTarget(target));
+
+  addIfRegistered(pm, "tx-to-linalg");
+  // Public functions get the _mlir_ciface_ wrappers tx-run calls.
+  addIfRegistered(pm, "tx-emit-c-interface");
+  addUpstream(pm, "canonicalize");
+
+  // GEMMs first: they get the shared-memory tiled kernel; everything else
+  // (norms, elementwise, fills, copies) takes the parallel-loop path below.
+  TxGPUTileContractionsOptions gemm;
+  gemm.blockTile.assign(options.gemmBlockTile.begin(),
+                        options.gemmBlockTile.end());
+  gemm.threadTile.assign(options.gemmThreadTile.begin(),
+                         options.gemmThreadTile.end());
+  pm.addPass(createTxGPUTileContractions(gemm));
+
+  // Reductions stay sequential loops inside the parallel dimensions; the
+  // tiling without min/max bounds keeps the block size static (a dynamic
+  // token count would otherwise stop convert-parallel-loops-to-gpu).
+  SmallVector<std::string> tileSizes;
+  for (int64_t size : options.loopTileSizes)
+    tileSizes.push_back(std::to_string(size));
+  std::string loopTiles =
+      tileSizes.empty() ? "16,16" : llvm::join(tileSizes, ",");
+  addUpstream(pm, "convert-linalg-to-parallel-loops,"
+                  "scf-parallel-loop-tiling{parallel-loop-tile-sizes=" +
+                      loopTiles +
+                      " no-min-max-bounds=true},"
+                      "func.func(gpu-map-parallel-loops),"
+                      "convert-parallel-loops-to-gpu");
+  pm.addPass(createTxGPUHostRegister());
+  addUpstream(pm, "gpu-kernel-outlining,lower-affine,canonicalize");
+
+  // gpu-lower-to-nvvm-pipeline, spelled out so that the toolkit is explicit:
+  // libdevice linked into every kernel module (math functions) and ptxas
+  // found without CUDA_HOME.
+  std::string attach = "triple=nvptx64-nvidia-cuda chip=" +
+                       std::string(options.chip) + " features=" + features +
+                       " O=" + std::to_string(options.optLevel);
+  if (!libdevice.empty())
+    attach += " l=" + libdevice;
+  addUpstream(pm, "convert-nvgpu-to-nvvm,gpu-kernel-outlining,"
+                  "convert-vector-to-scf,convert-scf-to-cf,"
+                  "convert-nvvm-to-llvm,convert-func-to-llvm,"
+                  "expand-strided-metadata,"
+                  "nvvm-attach-target{" +
+                      attach +
+                      "},"
+                      "lower-affine,convert-arith-to-llvm,"
+                      "convert-index-to-llvm{index-bitwidth=64},"
+                      "canonicalize,cse,"
+                      "gpu.module(strip-debuginfo,"
+                      "convert-gpu-to-nvvm{index-bitwidth=64},"
+                      "llvm-optimize-for-nvvm-target,canonicalize,cse,"
+                      "reconcile-unrealized-casts)");
+  TxGPUCheckLibdeviceOptions libdeviceCheck;
+  libdeviceCheck.libdevice = libdevice;
+  pm.addPass(createTxGPUCheckLibdevice(libdeviceCheck));
+  std::string toBinary = "format=" + std::string(options.format);
+  if (!toolkit.empty())
+    toBinary += " toolkit=" + toolkit;
+  addUpstream(pm, "gpu-to-llvm,gpu-module-to-binary{" + toBinary +
+                      "},convert-math-to-llvm,canonicalize,cse,"
+                      "reconcile-unrealized-casts");
+}
+
+void tx::registerTxGPULowering() {
+  registerTxGPUPasses();
+  PassPipelineRegistration<TxToNVVMOptions>(
+      "tx-to-nvvm",
+      "Lower tx (or linalg on buffers) to NVVM kernels in a gpu.binary and "
+      "host code calling the mgpu* runtime",
+      buildTxToNVVMPipeline);
+}

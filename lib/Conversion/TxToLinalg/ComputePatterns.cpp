@@ -1,0 +1,443 @@
+//===- ComputePatterns.cpp - linear, norms, rotary and attention ----------===//
+//
+// The transformer ops of tx as linalg on buffers. Inputs may be strided
+// views (slices of a merged projection); results are fresh contiguous
+// buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "TxDialect/Conversion/TxToLinalg.h"
+#include "TxDialect/TxOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tx;
+using namespace mlir::tx::detail;
+
+using utils::IteratorType;
+
+namespace {
+
+/// `y = x W^T (+ b)` into `out`. W is `[N, K]`; x is `[..., K]`, out
+/// `[..., N]`. Leading dims are collapsed so that the GEMM is a 2-D
+/// linalg.matmul (transposed-B maps) that the CPU pipeline tiles; a strided
+/// input that cannot be collapsed gets an N-D linalg.generic contraction.
+static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
+                        Value out) {
+  MLIRContext *ctx = b.getContext();
+  auto outType = cast<MemRefType>(out.getType());
+  Type elemType = outType.getElementType();
+  auto wType = MemRefType::get(
+      {layer.getOutFeatures(), layer.getInFeatures()}, elemType);
+  Value w = memref::GetGlobalOp::create(
+      b, loc, wType, getWeightGlobalName(layer.getSymName()));
+
+  // Initialise the accumulator with the bias (broadcast) or zero.
+  if (layer.getBias()) {
+    auto bType = MemRefType::get({layer.getOutFeatures()}, elemType);
+    Value bias = memref::GetGlobalOp::create(
+        b, loc, bType, getBiasGlobalName(layer.getSymName()));
+    buildElementwise(b, loc, ValueRange{bias}, out,
+                     [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  } else {
+    linalg::FillOp::create(b, loc, ValueRange{floatConst(b, loc, elemType, 0)},
+                           ValueRange{out});
+  }
+
+  auto xType = cast<MemRefType>(x.getType());
+  int64_t rank = xType.getRank();
+  SmallVector<ReassociationIndices> reassoc;
+  if (rank > 2) {
+    ReassociationIndices lead;
+    for (int64_t i = 0; i < rank - 1; ++i)
+      lead.push_back(i);
+    reassoc = {lead, {rank - 1}};
+  }
+  bool canCollapse =
+      rank == 2 ||
+      (rank > 2 && memref::CollapseShapeOp::isGuaranteedCollapsible(
+                       xType, reassoc));
+  if (canCollapse) {
+    Value x2 = x, out2 = out;
+    if (rank > 2) {
+      x2 = memref::CollapseShapeOp::create(b, loc, x, reassoc);
+      out2 = memref::CollapseShapeOp::create(b, loc, out, reassoc);
+    }
+    linalg::MatmulTransposeBOp::create(b, loc, ValueRange{x2, w},
+                                       ValueRange{out2});
+    return;
+  }
+  // N-D contraction: loops (d0..d_{r-2}, n, k).
+  unsigned nLoops = rank + 1;
+  SmallVector<AffineExpr> xe, we, oe;
+  for (int64_t i = 0; i < rank - 1; ++i) {
+    xe.push_back(getAffineDimExpr(i, ctx));
+    oe.push_back(getAffineDimExpr(i, ctx));
+  }
+  AffineExpr n = getAffineDimExpr(rank - 1, ctx), k = getAffineDimExpr(rank, ctx);
+  xe.push_back(k);
+  we = {n, k};
+  oe.push_back(n);
+  SmallVector<AffineMap> maps = {AffineMap::get(nLoops, 0, xe, ctx),
+                                 AffineMap::get(nLoops, 0, we, ctx),
+                                 AffineMap::get(nLoops, 0, oe, ctx)};
+  SmallVector<IteratorType> iters(nLoops, IteratorType::parallel);
+  iters.back() = IteratorType::reduction;
+  linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{x, w}, ValueRange{out}, maps, iters,
+      [](OpBuilder &nb, Location nl, ValueRange a) {
+        Value m = arith::MulFOp::create(nb, nl, a[0], a[1]);
+        linalg::YieldOp::create(nb, nl,
+                                ValueRange{arith::AddFOp::create(nb, nl, a[2], m)});
+      });
+}
+
+/// Linear-like ops: tx.linear, and the fused collective forms over a group of
+/// one (where the collective is the identity).
+template <typename OpTy>
+struct LinearLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if constexpr (!std::is_same_v<OpTy, LinearOp>)
+      if (op.getGroupSize() != 1)
+        return rewriter.notifyMatchFailure(op, "group of more than one rank");
+    auto layer = SymbolTable::lookupNearestSymbolFrom<LayerOp>(
+        op, op.getLayerAttr());
+    if (!layer)
+      return rewriter.notifyMatchFailure(op, "layer not found");
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    Location loc = op.getLoc();
+    Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
+    buildLinear(rewriter, loc, layer, adaptor.getInput(), out);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+/// `out = x * rsqrt(mean(x^2) + eps) * w` over the last dimension, the sum
+/// of squares in f32.
+static void buildRMSNorm(OpBuilder &b, Location loc, Value x, Value w,
+                         double eps, Value out) {
+  MLIRContext *ctx = b.getContext();
+  auto xType = cast<MemRefType>(x.getType());
+  unsigned rank = xType.getRank();
+  Type f32 = b.getF32Type();
+  Type elemType = xType.getElementType();
+
+  SmallVector<int64_t> leadShape(xType.getShape().drop_back());
+  SmallVector<Value> leadDyn;
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    if (xType.isDynamicDim(i))
+      leadDyn.push_back(memref::DimOp::create(b, loc, x, i));
+  Value sumsq = memref::AllocOp::create(
+      b, loc, MemRefType::get(leadShape, f32), leadDyn);
+  linalg::FillOp::create(b, loc, ValueRange{floatConst(b, loc, f32, 0)},
+                         ValueRange{sumsq});
+
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap lead = id.getMajorSubMap(rank - 1);
+  AffineMap last = suffixMap(ctx, rank, 1);
+  SmallVector<IteratorType> redIters(rank, IteratorType::parallel);
+  redIters.back() = IteratorType::reduction;
+  linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{x}, ValueRange{sumsq},
+      ArrayRef<AffineMap>{id, lead}, redIters,
+      [](OpBuilder &nb, Location nl, ValueRange a) {
+        Value v = toCompute(nb, nl, a[0]);
+        Value sq = arith::MulFOp::create(nb, nl, v, v);
+        linalg::YieldOp::create(nb, nl,
+                                ValueRange{arith::AddFOp::create(nb, nl, a[1], sq)});
+      });
+
+  // 1 / D as f32, D static or read from the buffer.
+  Value invD;
+  if (!xType.isDynamicDim(rank - 1)) {
+    invD = floatConst(b, loc, f32, 1.0 / xType.getDimSize(rank - 1));
+  } else {
+    Value d = memref::DimOp::create(b, loc, x, rank - 1);
+    Value di = arith::IndexCastOp::create(b, loc, b.getI64Type(), d);
+    Value df = arith::UIToFPOp::create(b, loc, f32, di);
+    invD = arith::DivFOp::create(b, loc, floatConst(b, loc, f32, 1.0), df);
+  }
+  Value epsV = floatConst(b, loc, f32, eps);
+  SmallVector<IteratorType> par(rank, IteratorType::parallel);
+  linalg::GenericOp::create(
+      b, loc, TypeRange{}, ValueRange{x, sumsq, w}, ValueRange{out},
+      ArrayRef<AffineMap>{id, lead, last, id}, par,
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value mean = arith::MulFOp::create(nb, nl, a[1], invD);
+        Value inv = math::RsqrtOp::create(
+            nb, nl, arith::AddFOp::create(nb, nl, mean, epsV));
+        Value y = arith::MulFOp::create(nb, nl, toCompute(nb, nl, a[0]), inv);
+        y = arith::MulFOp::create(nb, nl, y, toCompute(nb, nl, a[2]));
+        linalg::YieldOp::create(nb, nl,
+                                ValueRange{fromCompute(nb, nl, y, elemType)});
+      });
+}
+
+struct RMSNormLowering : OpConversionPattern<RMSNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RMSNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value out = allocLike(rewriter, loc, cast<MemRefType>(op.getResult().getType()),
+                          adaptor.getInput());
+    buildRMSNorm(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
+                 op.getEpsilon().convertToDouble(), out);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct AddRMSNormLowering : OpConversionPattern<AddRMSNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AddRMSNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elemType = op.getResult().getType().getElementType();
+    Value resOut = allocLike(rewriter, loc, cast<MemRefType>(op.getResidualOut().getType()),
+                             adaptor.getInput());
+    buildElementwise(rewriter, loc,
+                     ValueRange{adaptor.getInput(), adaptor.getResidual()},
+                     resOut, [&](OpBuilder &nb, Location nl, ValueRange a) {
+                       Value s = arith::AddFOp::create(
+                           nb, nl, toCompute(nb, nl, a[0]),
+                           toCompute(nb, nl, a[1]));
+                       return fromCompute(nb, nl, s, elemType);
+                     });
+    Value out = allocLike(rewriter, loc, cast<MemRefType>(op.getResult().getType()),
+                          adaptor.getInput());
+    buildRMSNorm(rewriter, loc, resOut, adaptor.getWeight(),
+                 op.getEpsilon().convertToDouble(), out);
+    rewriter.replaceOp(op, {out, resOut});
+    return success();
+  }
+};
+
+/// NeoX rotary: with x1, x2 the halves of the head dimension,
+/// `out1 = x1 cos - x2 sin`, `out2 = x2 cos + x1 sin`.
+struct RotaryLowering : OpConversionPattern<RotaryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RotaryOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto inType = cast<MemRefType>(op.getInput().getType());
+    int64_t headDim = inType.getDimSize(2);
+    if (ShapedType::isDynamic(headDim))
+      return rewriter.notifyMatchFailure(op, "dynamic head_dim");
+    int64_t half = headDim / 2;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Type elemType = inType.getElementType();
+    Value x = adaptor.getInput();
+    Value out = allocLike(rewriter, loc, cast<MemRefType>(op.getResult().getType()), x);
+    Value x1 = sliceLastDim(rewriter, loc, x, 0, half);
+    Value x2 = sliceLastDim(rewriter, loc, x, half, half);
+    Value o1 = sliceLastDim(rewriter, loc, out, 0, half);
+    Value o2 = sliceLastDim(rewriter, loc, out, half, half);
+    AffineMap id = rewriter.getMultiDimIdentityMap(3);
+    AffineMap ti = AffineMap::get(
+        3, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(2, ctx)}, ctx);
+    SmallVector<IteratorType> par(3, IteratorType::parallel);
+    linalg::GenericOp::create(
+        rewriter, loc, TypeRange{},
+        ValueRange{x1, x2, adaptor.getCos(), adaptor.getSin()},
+        ValueRange{o1, o2}, ArrayRef<AffineMap>{id, id, ti, ti, id, id}, par,
+        [&](OpBuilder &nb, Location nl, ValueRange a) {
+          Value a1 = toCompute(nb, nl, a[0]), a2 = toCompute(nb, nl, a[1]);
+          Value c = toCompute(nb, nl, a[2]), s = toCompute(nb, nl, a[3]);
+          Value r1 = arith::SubFOp::create(
+              nb, nl, arith::MulFOp::create(nb, nl, a1, c),
+              arith::MulFOp::create(nb, nl, a2, s));
+          Value r2 = arith::AddFOp::create(
+              nb, nl, arith::MulFOp::create(nb, nl, a2, c),
+              arith::MulFOp::create(nb, nl, a1, s));
+          linalg::YieldOp::create(nb, nl,
+                                  ValueRange{fromCompute(nb, nl, r1, elemType),
+                                             fromCompute(nb, nl, r2, elemType)});
+        });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+/// Scaled dot-product attention with GQA. Query head `h = kh * G + g` reads
+/// kv head `kh`; scores live in an f32 buffer `[KH, G, T, S]`. The softmax
+/// subtracts the row maximum; a fully masked row gives zeros. Causal masking
+/// aligns the last query with the last key: key `s` is visible to query `t`
+/// when `s <= t + (S - T)`.
+struct AttentionLowering : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto qType = cast<MemRefType>(op.getQuery().getType());
+    auto kType = cast<MemRefType>(op.getKey().getType());
+    int64_t hq = qType.getDimSize(1), hkv = kType.getDimSize(1);
+    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
+        qType.isDynamicDim(2))
+      return rewriter.notifyMatchFailure(op, "dynamic head counts or head_dim");
+    int64_t groups = hq / hkv;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+    Type f32 = b.getF32Type();
+    Type elemType = qType.getElementType();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    int64_t headDim = qType.getDimSize(2);
+
+    Value tLen = memref::DimOp::create(b, loc, q, 0);
+    Value sLen = memref::DimOp::create(b, loc, k, 0);
+    int64_t T = qType.getDimSize(0), S = kType.getDimSize(0);
+    SmallVector<Value> tsDyn;
+    if (ShapedType::isDynamic(T))
+      tsDyn.push_back(tLen);
+    if (ShapedType::isDynamic(S))
+      tsDyn.push_back(sLen);
+    Value scores = memref::AllocOp::create(
+        b, loc, MemRefType::get({hkv, groups, T, S}, f32), tsDyn);
+    SmallVector<Value> tDyn;
+    if (ShapedType::isDynamic(T))
+      tDyn.push_back(tLen);
+    Value rowMax = memref::AllocOp::create(
+        b, loc, MemRefType::get({hkv, groups, T}, f32), tDyn);
+    Value rowSum = memref::AllocOp::create(
+        b, loc, MemRefType::get({hkv, groups, T}, f32), tDyn);
+    Value acc = memref::AllocOp::create(
+        b, loc, MemRefType::get({hkv, groups, T, headDim}, f32), tDyn);
+
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    auto map = [&](unsigned n, ArrayRef<AffineExpr> e) {
+      return AffineMap::get(n, 0, e, ctx);
+    };
+    auto headExpr = [&](AffineExpr kh, AffineExpr g) { return kh * groups + g; };
+    Value zero = floatConst(b, loc, f32, 0.0);
+    Value negInf =
+        floatConst(b, loc, f32, -std::numeric_limits<double>::infinity());
+    using IT = IteratorType;
+
+    // 1. scores[kh,g,t,s] = sum_d q[t, kh*G+g, d] k[s, kh, d]; loops
+    //    (kh, g, t, s, d).
+    linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{scores});
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{q, k}, ValueRange{scores},
+        ArrayRef<AffineMap>{map(5, {d(2), headExpr(d(0), d(1)), d(4)}),
+                            map(5, {d(3), d(0), d(4)}),
+                            map(5, {d(0), d(1), d(2), d(3)})},
+        SmallVector<IT>{IT::parallel, IT::parallel, IT::parallel,
+                        IT::parallel, IT::reduction},
+        [](OpBuilder &nb, Location nl, ValueRange a) {
+          Value m = arith::MulFOp::create(nb, nl, toCompute(nb, nl, a[0]),
+                                          toCompute(nb, nl, a[1]));
+          linalg::YieldOp::create(
+              nb, nl, ValueRange{arith::AddFOp::create(nb, nl, a[2], m)});
+        });
+
+    // 2. Scale and mask in place; 3. row maximum.
+    Value scale = floatConst(b, loc, f32, op.getScale().convertToDouble());
+    Value shift = arith::SubIOp::create(b, loc, sLen, tLen);
+    bool causal = op.getCausal();
+    AffineMap id4 = b.getMultiDimIdentityMap(4);
+    AffineMap row4 = map(4, {d(0), d(1), d(2)});
+    SmallVector<IT> par4(4, IT::parallel);
+    SmallVector<IT> red4 = {IT::parallel, IT::parallel, IT::parallel,
+                            IT::reduction};
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{}, ValueRange{scores},
+        ArrayRef<AffineMap>{id4}, par4,
+        [&](OpBuilder &nb, Location nl, ValueRange a) {
+          Value s = arith::MulFOp::create(nb, nl, a[0], scale);
+          if (causal) {
+            Value t = linalg::IndexOp::create(nb, nl, 2);
+            Value key = linalg::IndexOp::create(nb, nl, 3);
+            Value last = arith::AddIOp::create(nb, nl, t, shift);
+            Value masked = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::sgt, key, last);
+            s = arith::SelectOp::create(nb, nl, masked, negInf, s);
+          }
+          linalg::YieldOp::create(nb, nl, ValueRange{s});
+        });
+    linalg::FillOp::create(b, loc, ValueRange{negInf}, ValueRange{rowMax});
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{scores}, ValueRange{rowMax},
+        ArrayRef<AffineMap>{id4, row4}, red4,
+        [](OpBuilder &nb, Location nl, ValueRange a) {
+          linalg::YieldOp::create(
+              nb, nl, ValueRange{arith::MaximumFOp::create(nb, nl, a[0], a[1])});
+        });
+
+    // 4. p = exp(s - max) in place (0 for a fully masked row); 5. row sums.
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{rowMax}, ValueRange{scores},
+        ArrayRef<AffineMap>{row4, id4}, par4,
+        [&](OpBuilder &nb, Location nl, ValueRange a) {
+          Value isEmpty = arith::CmpFOp::create(
+              nb, nl, arith::CmpFPredicate::OEQ, a[0], negInf);
+          Value e = math::ExpOp::create(
+              nb, nl, arith::SubFOp::create(nb, nl, a[1], a[0]));
+          linalg::YieldOp::create(
+              nb, nl, ValueRange{arith::SelectOp::create(nb, nl, isEmpty, zero, e)});
+        });
+    linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{rowSum});
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{scores}, ValueRange{rowSum},
+        ArrayRef<AffineMap>{id4, row4}, red4,
+        [](OpBuilder &nb, Location nl, ValueRange a) {
+          linalg::YieldOp::create(
+              nb, nl, ValueRange{arith::AddFOp::create(nb, nl, a[0], a[1])});
+        });
+
+    // 6. acc[kh,g,t,d] = sum_s p[kh,g,t,s] v[s,kh,d]; loops (kh,g,t,d,s).
+    linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{acc});
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{scores, v}, ValueRange{acc},
+        ArrayRef<AffineMap>{map(5, {d(0), d(1), d(2), d(4)}),
+                            map(5, {d(4), d(0), d(3)}),
+                            map(5, {d(0), d(1), d(2), d(3)})},
+        SmallVector<IT>{IT::parallel, IT::parallel, IT::parallel,
+                        IT::parallel, IT::reduction},
+        [](OpBuilder &nb, Location nl, ValueRange a) {
+          Value m = arith::MulFOp::create(nb, nl, a[0], toCompute(nb, nl, a[1]));
+          linalg::YieldOp::create(
+              nb, nl, ValueRange{arith::AddFOp::create(nb, nl, a[2], m)});
+        });
+
+    // 7. out[t, kh*G+g, d] = acc / sum; loops (kh, g, t, d).
+    Value out = allocLike(b, loc, cast<MemRefType>(op.getResult().getType()), q);
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{acc, rowSum}, ValueRange{out},
+        ArrayRef<AffineMap>{id4, row4,
+                            map(4, {d(2), headExpr(d(0), d(1)), d(3)})},
+        par4, [&](OpBuilder &nb, Location nl, ValueRange a) {
+          Value isEmpty = arith::CmpFOp::create(
+              nb, nl, arith::CmpFPredicate::OEQ, a[1], zero);
+          Value r = arith::DivFOp::create(nb, nl, a[0], a[1]);
+          r = arith::SelectOp::create(nb, nl, isEmpty, zero, r);
+          linalg::YieldOp::create(nb, nl,
+                                  ValueRange{fromCompute(nb, nl, r, elemType)});
+        });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+} // namespace
+
+namespace mlir::tx::detail {
+void populateComputePatterns(RewritePatternSet &patterns) {
+  patterns.add<LinearLowering<LinearOp>, LinearLowering<AllGatherLinearOp>,
+               LinearLowering<LinearReduceScatterOp>, RMSNormLowering,
+               AddRMSNormLowering, RotaryLowering, AttentionLowering>(
+      patterns.getContext());
+}
+} // namespace mlir::tx::detail

@@ -1,0 +1,374 @@
+//===- ElementwisePatterns.cpp - elementwise ops, views, params, comms ----===//
+
+#include "LoweringUtils.h"
+#include "TxDialect/Conversion/TxToLinalg.h"
+#include "TxDialect/TxOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tx;
+using namespace mlir::tx::detail;
+
+namespace {
+
+/// The scalar function of a tx.unary kind, in f32 for narrower floats.
+static Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
+  Type elemType = x.getType();
+  Value v = toCompute(b, loc, x);
+  Type ct = v.getType();
+  auto c = [&](double d) { return floatConst(b, loc, ct, d); };
+  Value r;
+  switch (kind) {
+  case UnaryKind::silu: {
+    // x * sigmoid(x) = x / (1 + exp(-x))
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v));
+    r = arith::DivFOp::create(b, loc, v,
+                              arith::AddFOp::create(b, loc, c(1.0), e));
+    break;
+  }
+  case UnaryKind::gelu: {
+    // 0.5 x (1 + erf(x / sqrt 2)), PyTorch's default (approximate='none').
+    Value t = math::ErfOp::create(
+        b, loc, arith::MulFOp::create(b, loc, v, c(M_SQRT1_2)));
+    r = arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, c(0.5), v),
+        arith::AddFOp::create(b, loc, c(1.0), t));
+    break;
+  }
+  case UnaryKind::gelu_tanh: {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    Value x3 = arith::MulFOp::create(
+        b, loc, v, arith::MulFOp::create(b, loc, v, v));
+    Value inner = arith::AddFOp::create(
+        b, loc, v, arith::MulFOp::create(b, loc, c(0.044715), x3));
+    Value t = math::TanhOp::create(
+        b, loc, arith::MulFOp::create(b, loc, c(std::sqrt(2.0 / M_PI)), inner));
+    r = arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, c(0.5), v),
+        arith::AddFOp::create(b, loc, c(1.0), t));
+    break;
+  }
+  case UnaryKind::relu:
+    r = arith::MaximumFOp::create(b, loc, v, c(0.0));
+    break;
+  case UnaryKind::neg:
+    r = arith::NegFOp::create(b, loc, v);
+    break;
+  case UnaryKind::exp:
+    r = math::ExpOp::create(b, loc, v);
+    break;
+  }
+  return fromCompute(b, loc, r, elemType);
+}
+
+static Value buildBinary(OpBuilder &b, Location loc, BinaryKind kind, Value l,
+                         Value r) {
+  Type elemType = l.getType();
+  Value a = toCompute(b, loc, l), c = toCompute(b, loc, r);
+  Value res;
+  switch (kind) {
+  case BinaryKind::add:
+    res = arith::AddFOp::create(b, loc, a, c);
+    break;
+  case BinaryKind::sub:
+    res = arith::SubFOp::create(b, loc, a, c);
+    break;
+  case BinaryKind::mul:
+    res = arith::MulFOp::create(b, loc, a, c);
+    break;
+  case BinaryKind::div:
+    res = arith::DivFOp::create(b, loc, a, c);
+    break;
+  }
+  return fromCompute(b, loc, res, elemType);
+}
+
+struct UnaryLowering : OpConversionPattern<UnaryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UnaryOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value out = allocLike(rewriter, loc,
+                          cast<MemRefType>(op.getResult().getType()),
+                          adaptor.getInput());
+    UnaryKind kind = op.getKind();
+    buildElementwise(rewriter, loc, ValueRange{adaptor.getInput()}, out,
+                     [&](OpBuilder &nb, Location nl, ValueRange a) {
+                       return buildUnary(nb, nl, kind, a[0]);
+                     });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct UnaryIntoLowering : OpConversionPattern<UnaryIntoOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UnaryIntoOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    UnaryKind kind = op.getKind();
+    buildElementwise(rewriter, op.getLoc(), ValueRange{adaptor.getInput()},
+                     adaptor.getTarget(),
+                     [&](OpBuilder &nb, Location nl, ValueRange a) {
+                       return buildUnary(nb, nl, kind, a[0]);
+                     });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BinaryLowering : OpConversionPattern<BinaryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BinaryOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value out = allocLike(rewriter, loc,
+                          cast<MemRefType>(op.getResult().getType()),
+                          adaptor.getLhs());
+    BinaryKind kind = op.getKind();
+    buildElementwise(rewriter, loc,
+                     ValueRange{adaptor.getLhs(), adaptor.getRhs()}, out,
+                     [&](OpBuilder &nb, Location nl, ValueRange a) {
+                       return buildBinary(nb, nl, kind, a[0], a[1]);
+                     });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct BinaryIntoLowering : OpConversionPattern<BinaryIntoOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BinaryIntoOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    BinaryKind kind = op.getKind();
+    buildElementwise(rewriter, op.getLoc(),
+                     ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+                     adaptor.getTarget(),
+                     [&](OpBuilder &nb, Location nl, ValueRange a) {
+                       return buildBinary(nb, nl, kind, a[0], a[1]);
+                     });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tx.copy: linalg.copy rather than memref.copy, which calls a runtime
+/// library function for non-contiguous buffers.
+struct CopyLowering : OpConversionPattern<CopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    linalg::CopyOp::create(rewriter, op.getLoc(), adaptor.getSource(),
+                           adaptor.getTarget());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct GetParamLowering : OpConversionPattern<GetParamOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GetParamOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<memref::GetGlobalOp>(
+        op, op.getResult().getType(), getParamGlobalName(op.getParam()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+static OpFoldResult mulOFR(OpBuilder &b, Location loc, OpFoldResult x,
+                           OpFoldResult y) {
+  std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+  if (cx && cy)
+    return b.getIndexAttr(*cx * *cy);
+  if (cx == 1)
+    return y;
+  if (cy == 1)
+    return x;
+  return arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, x),
+                               getValueOrCreateConstantIndexOp(b, loc, y))
+      .getResult();
+}
+
+/// The result of tx.view as a memref.reinterpret_cast of the source's base
+/// buffer. Static sizes and strides come from the (verified) result type;
+/// the one dynamic size is the element count over the static ones (a
+/// contiguous source) or the kept leading dimension (a strided source).
+struct ViewLowering : OpConversionPattern<ViewOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value src = adaptor.getSource();
+    auto srcType = cast<MemRefType>(src.getType());
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, src);
+    int64_t rank = resType.getRank();
+    bool contiguousSource = srcType.getLayout().isIdentity();
+
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!resType.isDynamicDim(i)) {
+        sizes.push_back(b.getIndexAttr(resType.getDimSize(i)));
+        continue;
+      }
+      if (!contiguousSource) {
+        // Only a leading dynamic dimension, kept in place (the verifier).
+        sizes.push_back(meta.getSizes()[i]);
+        continue;
+      }
+      OpFoldResult total = b.getIndexAttr(1);
+      for (Value s : meta.getSizes())
+        total = mulOFR(b, loc, total, s);
+      int64_t known = 1;
+      for (int64_t j = 0; j < rank; ++j)
+        if (j != i)
+          known *= resType.getDimSize(j);
+      Value div = arith::DivUIOp::create(
+          b, loc, getValueOrCreateConstantIndexOp(b, loc, total),
+          arith::ConstantIndexOp::create(b, loc, known));
+      sizes.push_back(div);
+    }
+
+    auto [resStrides, resOffset] = resType.getStridesAndOffset();
+    SmallVector<OpFoldResult> strides(rank);
+    OpFoldResult running = b.getIndexAttr(1);
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      if (!ShapedType::isDynamic(resStrides[i]))
+        strides[i] = b.getIndexAttr(resStrides[i]);
+      else if (resType.getLayout().isIdentity())
+        strides[i] = running;
+      else
+        strides[i] = meta.getStrides()[i];
+      running = mulOFR(b, loc, running, sizes[i]);
+    }
+    OpFoldResult offset = ShapedType::isDynamic(resOffset)
+                              ? OpFoldResult(meta.getOffset())
+                              : OpFoldResult(b.getIndexAttr(resOffset));
+    rewriter.replaceOpWithNewOp<memref::ReinterpretCastOp>(
+        op, resType, meta.getBaseBuffer(), offset, sizes, strides);
+    return success();
+  }
+};
+
+/// A memref.cast to `type` when `v` does not have it already (the inferred
+/// layout of a memref view may be less static than tx's).
+static Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return memref::CastOp::create(b, loc, type, v);
+}
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    AffineMap perm = AffineMap::getPermutationMap(
+        SmallVector<unsigned>(llvm::map_range(
+            op.getPermutation(), [](int64_t p) { return unsigned(p); })),
+        getContext());
+    Value t = memref::TransposeOp::create(rewriter, op.getLoc(),
+                                          adaptor.getSource(),
+                                          AffineMapAttr::get(perm));
+    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), t,
+                                  op.getResult().getType()));
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value src = adaptor.getSource();
+    int64_t rank = cast<MemRefType>(src.getType()).getRank();
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = memref::getMixedSizes(rewriter, loc, src);
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    offsets[op.getDim()] = rewriter.getIndexAttr(op.getOffset());
+    sizes[op.getDim()] = rewriter.getIndexAttr(op.getSize());
+    Value s = memref::SubViewOp::create(rewriter, loc, src, offsets, sizes,
+                                        strides);
+    rewriter.replaceOp(op, castTo(rewriter, loc, s, op.getResult().getType()));
+    return success();
+  }
+};
+
+struct AliasLowering : OpConversionPattern<AliasOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AliasOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Collectives over a group of one rank
+//===----------------------------------------------------------------------===//
+
+/// Over one rank every collective is the identity; the result is still a
+/// fresh buffer, so it is a copy.
+template <typename OpTy>
+struct SingleRankCollectiveLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getGroupSize() != 1)
+      return rewriter.notifyMatchFailure(op, "group of more than one rank");
+    Location loc = op.getLoc();
+    Value out = allocLike(rewriter, loc,
+                          cast<MemRefType>(op.getResult().getType()),
+                          adaptor.getInput());
+    linalg::CopyOp::create(rewriter, loc, adaptor.getInput(), out);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct SingleRankLowering : OpConversionPattern<RankOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RankOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getGroupSize() != 1)
+      return rewriter.notifyMatchFailure(op, "group of more than one rank");
+    rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(op, 0);
+    return success();
+  }
+};
+
+} // namespace
+
+namespace mlir::tx::detail {
+void populateElementwisePatterns(RewritePatternSet &patterns) {
+  patterns.add<UnaryLowering, UnaryIntoLowering, BinaryLowering,
+               BinaryIntoLowering, CopyLowering, GetParamLowering,
+               ViewLowering, TransposeLowering, SliceLowering, AliasLowering,
+               SingleRankCollectiveLowering<AllReduceOp>,
+               SingleRankCollectiveLowering<ReduceScatterOp>,
+               SingleRankCollectiveLowering<AllGatherOp>, SingleRankLowering>(
+      patterns.getContext());
+}
+} // namespace mlir::tx::detail

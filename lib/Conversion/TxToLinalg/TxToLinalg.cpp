@@ -1,0 +1,199 @@
+//===- TxToLinalg.cpp - the tx-to-linalg pass -----------------------------===//
+//
+// Symbols become memref.globals, guards become constants, then a dialect
+// conversion lowers every tx op that touches buffers (ComputePatterns.cpp,
+// ElementwisePatterns.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TxDialect/Conversion/TxToLinalg.h"
+#include "TxDialect/TxOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tx {
+#define GEN_PASS_DEF_TXTOLINALG
+#include "TxDialect/Conversion/Passes.h.inc"
+} // namespace mlir::tx
+
+using namespace mlir;
+using namespace mlir::tx;
+
+namespace mlir::tx::detail {
+void populateComputePatterns(RewritePatternSet &patterns);
+void populateElementwisePatterns(RewritePatternSet &patterns);
+} // namespace mlir::tx::detail
+
+std::string tx::getWeightGlobalName(StringRef layer) {
+  return ("__tx_w_" + layer).str();
+}
+std::string tx::getBiasGlobalName(StringRef layer) {
+  return ("__tx_b_" + layer).str();
+}
+std::string tx::getParamGlobalName(StringRef param) {
+  return ("__tx_p_" + param).str();
+}
+
+/// An uninitialized, public (so that a runner can find and fill it by name)
+/// global of `type`, before `anchor`.
+static memref::GlobalOp createGlobal(OpBuilder &b, Operation *anchor,
+                                     StringRef name, MemRefType type,
+                                     StringRef checkpoint,
+                                     ArrayAttr stacking = {}) {
+  b.setInsertionPoint(anchor);
+  auto global = memref::GlobalOp::create(
+      b, anchor->getLoc(), name, /*sym_visibility=*/StringAttr(), type,
+      /*initial_value=*/b.getUnitAttr(), /*constant=*/false,
+      /*alignment=*/b.getI64IntegerAttr(64));
+  global->setAttr(kCheckpointAttrName, b.getStringAttr(checkpoint));
+  if (stacking)
+    global->setAttr(kStackingAttrName, stacking);
+  return global;
+}
+
+void tx::lowerTxSymbolsToGlobals(ModuleOp module) {
+  OpBuilder b(module.getContext());
+  SymbolTable symbols(module);
+  for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
+    if (auto layer = dyn_cast<LayerOp>(op)) {
+      Type t = layer.getDtype();
+      std::string prefix = layer.getCheckpointPrefix().str();
+      ArrayAttr stacking = layer.getStacking() ? *layer.getStacking()
+                                               : ArrayAttr();
+      std::string w = getWeightGlobalName(layer.getSymName());
+      if (!symbols.lookup(w))
+        createGlobal(b, layer,  w,
+                     MemRefType::get({layer.getOutFeatures(),
+                                      layer.getInFeatures()}, t),
+                     prefix + ".weight", stacking);
+      std::string bias = getBiasGlobalName(layer.getSymName());
+      if (layer.getBias() && !symbols.lookup(bias))
+        createGlobal(b, layer, bias,
+                     MemRefType::get({layer.getOutFeatures()}, t),
+                     prefix + ".bias", stacking);
+    } else if (auto param = dyn_cast<ParamOp>(op)) {
+      std::string p = getParamGlobalName(param.getSymName());
+      if (!symbols.lookup(p))
+        createGlobal(b, param, p, cast<MemRefType>(param.getType()),
+                     param.getCheckpointName());
+    }
+  }
+}
+
+LogicalResult tx::lowerTxGuards(ModuleOp module) {
+  bool failed = false;
+  module.walk([&](GuardOp guard) {
+    auto ref = guard.getRef().getDefiningOp<LayerRefOp>();
+    Operation *sym =
+        ref ? SymbolTable::lookupNearestSymbolFrom(guard, ref.getLayerAttr())
+            : nullptr;
+    if (!sym || !isa<LayerOp, NoneLayerOp>(sym)) {
+      guard.emitOpError("cannot be lowered: its reference is not a "
+                        "tx.layer_ref of a known layer");
+      failed = true;
+      return;
+    }
+    // eq_none / ne_none never fold during optimisation (a subclass may
+    // override __eq__), but the layers of a tx module are plain nn.Linear or
+    // None, which do not override it: at run time `x == None` is `x is None`.
+    OpBuilder b(guard);
+    Value c = arith::ConstantOp::create(
+        b, guard.getLoc(), b.getBoolAttr(guard.evaluate(isa<LayerOp>(sym))));
+    guard.replaceAllUsesWith(c);
+    guard.erase();
+  });
+  module.walk([&](LayerRefOp ref) {
+    if (ref.use_empty()) {
+      ref.erase();
+      return;
+    }
+    InFlightDiagnostic diag =
+        ref.emitOpError("cannot be lowered: the reference escapes");
+    diag.attachNote(ref->use_begin()->getOwner()->getLoc())
+        << "used here by '" << ref->use_begin()->getOwner()->getName() << "'";
+    failed = true;
+  });
+  return failure(failed);
+}
+
+void tx::eraseTxSymbols(ModuleOp module) {
+  for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
+    if (isa<LayerOp, NoneLayerOp, ParamOp>(op) &&
+        SymbolTable::symbolKnownUseEmpty(&op, module))
+      op.erase();
+}
+
+/// A collective that stays for a later lowering: more than one rank.
+static bool isMultiRankCollective(Operation *op) {
+  return TypeSwitch<Operation *, bool>(op)
+      .Case<AllReduceOp, ReduceScatterOp, AllGatherOp, AllGatherLinearOp,
+            LinearReduceScatterOp, RankOp>(
+          [](auto c) { return c.getGroupSize() != 1; })
+      .Default([](Operation *) { return false; });
+}
+
+LogicalResult tx::checkTxLowerable(ModuleOp module, bool allowCollectives) {
+  bool failed = false;
+  module.walk([&](Operation *op) {
+    if (isa<ContainerSetOp, ContainerGetOp>(op)) {
+      op->emitOpError("cannot be lowered to linalg: a Python container has "
+                      "no buffer representation");
+      failed = true;
+    } else if (isa<OpaqueCallOp>(op)) {
+      op->emitOpError("cannot be lowered to linalg: the callee is unknown");
+      failed = true;
+    } else if (!allowCollectives && isMultiRankCollective(op)) {
+      op->emitOpError("cannot be lowered to linalg: a collective over more "
+                      "than one rank needs the collectives runtime lowering");
+      failed = true;
+    }
+  });
+  return failure(failed);
+}
+
+void tx::populateTxToLinalgPatterns(RewritePatternSet &patterns) {
+  detail::populateComputePatterns(patterns);
+  detail::populateElementwisePatterns(patterns);
+}
+
+void tx::configureTxToLinalgTarget(ConversionTarget &target,
+                                   bool allowCollectives) {
+  target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                         math::MathDialect, memref::MemRefDialect,
+                         scf::SCFDialect, func::FuncDialect>();
+  if (allowCollectives)
+    target.addDynamicallyLegalDialect<TxDialect>(
+        [](Operation *op) { return isMultiRankCollective(op); });
+  else
+    target.addIllegalDialect<TxDialect>();
+  // Module-level symbols are erased after the conversion.
+  target.addLegalOp<LayerOp, NoneLayerOp, ParamOp>();
+}
+
+namespace {
+struct TxToLinalgPass : tx::impl::TxToLinalgBase<TxToLinalgPass> {
+  using TxToLinalgBase::TxToLinalgBase;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkTxLowerable(module, allowCollectives)) ||
+        failed(lowerTxGuards(module)))
+      return signalPassFailure();
+    lowerTxSymbolsToGlobals(module);
+
+    ConversionTarget target(getContext());
+    configureTxToLinalgTarget(target, allowCollectives);
+    RewritePatternSet patterns(&getContext());
+    populateTxToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+    eraseTxSymbols(module);
+  }
+};
+} // namespace

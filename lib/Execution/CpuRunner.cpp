@@ -1,0 +1,431 @@
+//===- CpuRunner.cpp - lower, JIT and call a tx module --------------------===//
+
+#include "TxDialect/Execution/CpuRunner.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "TxDialect/InitAllTx.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tx;
+using llvm::createStringError;
+
+static std::string typeToString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+static std::string shapeToString(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) +
+         "x";
+  return s + "f32";
+}
+
+/// What the runner supports as an argument or result: f32 memrefs and f32
+/// scalars.
+static llvm::Expected<ValueInfo> describe(Type t, StringRef func,
+                                          StringRef what, unsigned index) {
+  ValueInfo info;
+  info.typeString = typeToString(t);
+  if (auto mt = dyn_cast<MemRefType>(t)) {
+    if (mt.getElementType().isF32()) {
+      info.shape.assign(mt.getShape().begin(), mt.getShape().end());
+      return info;
+    }
+  } else if (t.isF32()) {
+    info.isScalar = true;
+    return info;
+  }
+  return createStringError(std::errc::not_supported,
+                           "function '%s': %s #%u has type %s; the CPU runner "
+                           "passes f32 memrefs and f32 scalars only",
+                           func.str().c_str(), what.str().c_str(), index,
+                           info.typeString.c_str());
+}
+
+static void registerOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    // Pipelines are parsed by name; a host tool (tx-opt-like drivers,
+    // tx-difftest) may have registered them already, and registering a
+    // pipeline twice is an error.
+    if (!PassPipelineInfo::lookup("tx-to-cpu"))
+      tx::registerAllTxPasses();
+  });
+}
+
+namespace {
+/// Records the weight globals right after tx-to-linalg made them: the
+/// pipeline may have rewritten the layers (fusion merges them), and after
+/// the LLVM lowering the globals no longer carry their checkpoint names.
+struct WeightCollector : public PassInstrumentation {
+  std::optional<std::vector<WeightBinding>> bindings;
+  std::string error;
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (pass->getArgument() != "tx-to-linalg" || !isa<ModuleOp>(op))
+      return;
+    auto b = collectWeightBindings(cast<ModuleOp>(op));
+    if (!b) {
+      error = llvm::toString(b.takeError());
+      return;
+    }
+    bindings = std::move(*b);
+  }
+};
+} // namespace
+
+CpuRunner::~CpuRunner() = default;
+
+llvm::Expected<std::unique_ptr<CpuRunner>>
+CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
+  registerOnce();
+  auto start = std::chrono::steady_clock::now();
+  MLIRContext *ctx = module.getContext();
+  DialectRegistry registry;
+  registerAllTxDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  ctx->appendDialectRegistry(registry);
+  ctx->loadAllAvailableDialects();
+
+  std::unique_ptr<CpuRunner> runner(new CpuRunner());
+  // Signatures and weights come from the module as written.
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    FunctionSignature sig;
+    FunctionType ft = func.getFunctionType();
+    for (auto [i, t] : llvm::enumerate(ft.getInputs())) {
+      auto info = describe(t, func.getName(), "argument", i);
+      if (!info) {
+        // Unsupported functions are reported when called, not here.
+        llvm::consumeError(info.takeError());
+        sig.inputs.clear();
+        sig.inputs.push_back(ValueInfo{{}, false, "<unsupported>"});
+        break;
+      }
+      sig.inputs.push_back(*info);
+    }
+    for (auto [i, t] : llvm::enumerate(ft.getResults())) {
+      auto info = describe(t, func.getName(), "result", i);
+      if (!info) {
+        llvm::consumeError(info.takeError());
+        sig.results.push_back(ValueInfo{{}, false, "<unsupported>"});
+        continue;
+      }
+      sig.results.push_back(*info);
+    }
+    runner->signatures.emplace_back(func.getName().str(), std::move(sig));
+  }
+  // An already lowered module carries its tagged globals; otherwise they are
+  // collected when tx-to-linalg runs (below).
+  auto bindings = collectWeightBindings(module);
+  if (!bindings)
+    return bindings.takeError();
+  runner->bindings = std::move(*bindings);
+
+  // Lower a clone.
+  OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
+  PassManager pm(ctx);
+  std::string err;
+  llvm::raw_string_ostream errOs(err);
+  if (failed(parsePassPipeline(options.pipeline, pm, errOs)))
+    return createStringError(std::errc::invalid_argument,
+                             "bad pipeline '%s': %s",
+                             options.pipeline.c_str(), err.c_str());
+  auto collector = std::make_unique<WeightCollector>();
+  WeightCollector *weightsSeen = collector.get();
+  pm.addInstrumentation(std::move(collector));
+  {
+    // Capture the pipeline's diagnostics into the error message.
+    std::string diags;
+    llvm::raw_string_ostream diagOs(diags);
+    auto printLoc = [&](Location loc) {
+      if (auto fl = loc->findInstanceOf<FileLineColLoc>())
+        diagOs << fl.getFilename().getValue() << ":" << fl.getLine() << ":"
+               << fl.getColumn();
+      else
+        diagOs << loc;
+    };
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+      printLoc(d.getLocation());
+      diagOs << ": "
+             << (d.getSeverity() == DiagnosticSeverity::Error ? "error: "
+                                                              : "note: ")
+             << d << "\n";
+      for (Diagnostic &note : d.getNotes()) {
+        printLoc(note.getLocation());
+        diagOs << ": note: " << note << "\n";
+      }
+      return success();
+    });
+    // The whole module printed with every diagnostic would drown the message.
+    bool printOp = ctx->shouldPrintOpOnDiagnostic();
+    ctx->printOpOnDiagnostic(false);
+    LogicalResult ran = pm.run(*lowered);
+    ctx->printOpOnDiagnostic(printOp);
+    if (failed(ran))
+      return createStringError(std::errc::invalid_argument,
+                               "lowering with '%s' failed:\n%s",
+                               options.pipeline.c_str(), diags.c_str());
+  }
+  if (!weightsSeen->error.empty())
+    return createStringError(std::errc::not_supported, "%s",
+                             weightsSeen->error.c_str());
+  if (weightsSeen->bindings)
+    runner->bindings = std::move(*weightsSeen->bindings);
+  if (options.dumpLowered)
+    lowered->print(llvm::errs());
+
+  ExecutionEngineOptions engineOptions;
+  // ExecutionEngineOptions::transformer is a function_ref: the
+  // std::function it refers to must outlive ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(options.optLevel, 0, nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel =
+      static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
+  // Shared libraries are loaded into the process with global visibility and
+  // found by the JIT's process-symbol lookup. Handing them to the engine
+  // (ExecutionEngineOptions::sharedLibPaths) crashes inside
+  // ExecutionEngine::create with Debian's LLVM 22 build, for any library.
+  for (const std::string &l : options.sharedLibs) {
+    std::string loadError;
+    if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(l.c_str(),
+                                                          &loadError))
+      return createStringError(std::errc::no_such_file_or_directory,
+                               "cannot load shared library '%s': %s",
+                               l.c_str(), loadError.c_str());
+  }
+  auto engine = ExecutionEngine::create(*lowered, engineOptions);
+  if (!engine)
+    return engine.takeError();
+  runner->engine = std::move(*engine);
+  if (options.extraSymbols)
+    runner->engine->registerSymbols(options.extraSymbols);
+  runner->engine->initialize();
+  if (llvm::Error e = runner->bindWeights(options.weights))
+    return std::move(e);
+  runner->compileTime = std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+  return runner;
+}
+
+llvm::Error CpuRunner::bindWeights(const WeightSource &source) {
+  for (const WeightBinding &b : bindings) {
+    llvm::Expected<void *> addr = engine->lookup(b.global);
+    if (!addr) {
+      // The global is unused and was not emitted: nothing to fill.
+      llvm::consumeError(addr.takeError());
+      continue;
+    }
+    llvm::Expected<std::vector<float>> data = loadWeight(b, source);
+    if (!data)
+      return data.takeError();
+    std::memcpy(*addr, data->data(), data->size() * sizeof(float));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<FunctionSignature>
+CpuRunner::signature(llvm::StringRef name) const {
+  for (const auto &[n, sig] : signatures)
+    if (n == name)
+      return sig;
+  std::string known;
+  for (const auto &[n, sig] : signatures)
+    known += (known.empty() ? "" : ", ") + n;
+  return createStringError(std::errc::invalid_argument,
+                           "no public function '%s' in the module (it has: %s)",
+                           name.str().c_str(),
+                           known.empty() ? "none" : known.c_str());
+}
+
+namespace {
+/// A memref descriptor of rank r as the C interface lays it out: allocated
+/// and aligned pointers, offset, sizes[r], strides[r] (all 8 bytes).
+struct Descriptor {
+  std::vector<int64_t> words;
+  explicit Descriptor(unsigned rank) : words(3 + 2 * rank, 0) {}
+  void *allocated() const { return reinterpret_cast<void *>(words[0]); }
+  float *aligned() const { return reinterpret_cast<float *>(words[1]); }
+};
+} // namespace
+
+llvm::Expected<std::vector<Tensor>>
+CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
+  llvm::Expected<FunctionSignature> sigOr = signature(name);
+  if (!sigOr)
+    return sigOr.takeError();
+  const FunctionSignature &sig = *sigOr;
+  for (const ValueInfo &v : sig.inputs)
+    if (v.typeString == "<unsupported>")
+      return createStringError(std::errc::not_supported,
+                               "function '%s' has an argument the CPU runner "
+                               "cannot pass (only f32 memrefs and f32 scalars)",
+                               name.str().c_str());
+  for (const ValueInfo &v : sig.results)
+    if (v.typeString == "<unsupported>" || v.isScalar)
+      return createStringError(std::errc::not_supported,
+                               "function '%s' has a result the CPU runner "
+                               "cannot return (only f32 memrefs)",
+                               name.str().c_str());
+  if (inputs.size() != sig.inputs.size())
+    return createStringError(std::errc::invalid_argument,
+                             "function '%s' takes %zu inputs, got %zu",
+                             name.str().c_str(), sig.inputs.size(),
+                             inputs.size());
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(sig.inputs, inputs))) {
+    const ValueInfo &want = std::get<0>(pair);
+    const Tensor &got = std::get<1>(pair);
+    bool ok = want.isScalar ? got.shape.empty()
+                            : got.shape.size() == want.shape.size();
+    for (size_t d = 0; ok && d < want.shape.size(); ++d)
+      ok = ShapedType::isDynamic(want.shape[d]) || want.shape[d] == got.shape[d];
+    if (ok && static_cast<int64_t>(got.data.size()) != got.numElements())
+      return createStringError(std::errc::invalid_argument,
+                               "input #%zu: shape %s needs %lld values, the "
+                               "tensor holds %zu",
+                               i, got.typeString().c_str(),
+                               (long long)got.numElements(), got.data.size());
+    if (!ok)
+      return createStringError(
+          std::errc::invalid_argument,
+          "input #%zu of '%s': expected %s, got %s", i, name.str().c_str(),
+          want.isScalar ? "f32 (a scalar)" : shapeToString(want.shape).c_str(),
+          got.typeString().c_str());
+  }
+
+  // Inputs are copied: the function may write them in place.
+  std::vector<std::vector<float>> scratch;
+  std::vector<Descriptor> argDescs;
+  std::vector<float> scalars;
+  scratch.reserve(inputs.size());
+  scalars.reserve(inputs.size());
+  std::vector<void *> argPtrs;      // what each LLVM argument holds
+  for (auto [i, t] : llvm::enumerate(inputs)) {
+    if (sig.inputs[i].isScalar) {
+      scalars.push_back(t.data[0]);
+      continue;
+    }
+    scratch.push_back(t.data);
+    scratch.back().resize(std::max<size_t>(1, t.data.size()));
+    Descriptor d(t.shape.size());
+    d.words[0] = d.words[1] = reinterpret_cast<int64_t>(scratch.back().data());
+    int64_t stride = 1;
+    for (int64_t k = t.shape.size() - 1; k >= 0; --k) {
+      d.words[3 + k] = t.shape[k];
+      d.words[3 + t.shape.size() + k] = stride;
+      stride *= t.shape[k];
+    }
+    argDescs.push_back(std::move(d));
+  }
+  // The results come back through a pointer to a struct of descriptors.
+  size_t resultWords = 0;
+  for (const ValueInfo &r : sig.results)
+    resultWords += 3 + 2 * r.shape.size();
+  std::vector<int64_t> resultStruct(std::max<size_t>(resultWords, 1), 0);
+
+  std::vector<void *> values; // one per LLVM argument of the C interface
+  if (!sig.results.empty())
+    values.push_back(resultStruct.data());
+  size_t memrefIdx = 0, scalarIdx = 0;
+  for (const ValueInfo &in : sig.inputs) {
+    if (in.isScalar)
+      values.push_back(&scalars[scalarIdx++]);
+    else
+      values.push_back(argDescs[memrefIdx++].words.data());
+  }
+  // invokePacked wants a pointer to each argument's storage: descriptor
+  // pointers are stored in `values`; scalars are passed by value, so their
+  // storage is the float itself.
+  std::vector<void *> packed;
+  memrefIdx = 0;
+  size_t v = 0;
+  if (!sig.results.empty())
+    packed.push_back(&values[v++]);
+  for (const ValueInfo &in : sig.inputs) {
+    if (in.isScalar)
+      packed.push_back(values[v++]);
+    else
+      packed.push_back(&values[v++]);
+  }
+  if (llvm::Error e =
+          engine->invokePacked(("_mlir_ciface_" + name).str(), packed))
+    return createStringError(std::errc::invalid_argument,
+                             "cannot call '%s' (was it lowered with "
+                             "llvm.emit_c_interface?): %s",
+                             name.str().c_str(),
+                             llvm::toString(std::move(e)).c_str());
+
+  // Copy results out (they may be strided views), then free the buffers the
+  // function allocated for them.
+  std::vector<Tensor> results;
+  std::set<void *> owned;
+  for (auto &s : scratch)
+    owned.insert(s.data());
+  std::set<void *> weightsAddrs;
+  for (const WeightBinding &b : bindings)
+    if (auto a = engine->lookup(b.global))
+      weightsAddrs.insert(*a);
+    else
+      llvm::consumeError(a.takeError());
+  std::set<void *> toFree;
+  size_t off = 0;
+  for (const ValueInfo &r : sig.results) {
+    size_t rank = r.shape.size();
+    const int64_t *w = resultStruct.data() + off;
+    off += 3 + 2 * rank;
+    std::vector<int64_t> shape(w + 3, w + 3 + rank);
+    const int64_t *strides = w + 3 + rank;
+    const float *base = reinterpret_cast<const float *>(w[1]) + w[2];
+    Tensor t = Tensor::zeros(shape);
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t n = 0, e = t.numElements(); n < e; ++n) {
+      int64_t o = 0;
+      for (size_t k = 0; k < rank; ++k)
+        o += idx[k] * strides[k];
+      t.data[n] = base[o];
+      for (int64_t k = rank - 1; k >= 0; --k) {
+        if (++idx[k] < shape[k])
+          break;
+        idx[k] = 0;
+      }
+    }
+    results.push_back(std::move(t));
+    void *alloc = reinterpret_cast<void *>(w[0]);
+    // finalize-memref-to-llvm marks a memref.get_global's allocated pointer
+    // with 0xdeadbeef: it is not heap memory.
+    if (alloc && alloc != reinterpret_cast<void *>(0xdeadbeef) &&
+        !owned.count(alloc) && !weightsAddrs.count(alloc))
+      toFree.insert(alloc);
+  }
+  // Buffers from memref.alloc (malloc in the lowered code).
+  for (void *p : toFree)
+    std::free(p);
+  return results;
+}

@@ -1,0 +1,183 @@
+//===- Npy.cpp - .npy files and seeded tensors ----------------------------===//
+//
+// The subset of NumPy's format the runner needs: little-endian f32, C order.
+// https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+//
+//===----------------------------------------------------------------------===//
+
+#include "TxDialect/Execution/CpuRunner.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tx;
+using llvm::createStringError;
+using llvm::StringRef;
+
+Tensor Tensor::zeros(std::vector<int64_t> shape) {
+  int64_t n = numElements(shape);
+  return Tensor(std::move(shape), std::vector<float>(n, 0.0f));
+}
+
+int64_t Tensor::numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string Tensor::typeString() const {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + "f32";
+}
+
+/// The value of `key` in the header dict, up to the next top-level ',' or
+/// '}' (a tuple counts as one value).
+static std::optional<StringRef> headerValue(StringRef header, StringRef key) {
+  std::string quoted = ("'" + key + "'").str();
+  size_t pos = header.find(quoted);
+  if (pos == StringRef::npos)
+    return std::nullopt;
+  StringRef rest = header.drop_front(pos + quoted.size()).ltrim();
+  if (!rest.consume_front(":"))
+    return std::nullopt;
+  rest = rest.ltrim();
+  size_t end = rest.starts_with("(") ? rest.find(')') + 1
+                                     : rest.find_first_of(",}");
+  return rest.take_front(end).trim();
+}
+
+llvm::Expected<Tensor> tx::readNpy(StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return createStringError(buf.getError(), "cannot read '%s': %s",
+                             path.str().c_str(),
+                             buf.getError().message().c_str());
+  StringRef bytes = (*buf)->getBuffer();
+  auto bad = [&](const llvm::Twine &why) {
+    return createStringError(std::errc::invalid_argument, "'%s': %s",
+                             path.str().c_str(), why.str().c_str());
+  };
+  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
+    return bad("not a .npy file (no \\x93NUMPY magic)");
+  unsigned major = static_cast<unsigned char>(bytes[6]);
+  size_t headerLen, headerStart;
+  if (major == 1) {
+    headerLen = static_cast<unsigned char>(bytes[8]) |
+                static_cast<unsigned char>(bytes[9]) << 8;
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12)
+      return bad("truncated header");
+    headerLen = 0;
+    for (int i = 0; i < 4; ++i)
+      headerLen |= size_t(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    headerStart = 12;
+  } else {
+    return bad("unsupported .npy format version " + llvm::Twine(major));
+  }
+  if (bytes.size() < headerStart + headerLen)
+    return bad("truncated header");
+  StringRef header = bytes.substr(headerStart, headerLen);
+  std::optional<StringRef> descr = headerValue(header, "descr");
+  std::optional<StringRef> fortran = headerValue(header, "fortran_order");
+  std::optional<StringRef> shapeStr = headerValue(header, "shape");
+  if (!descr || !fortran || !shapeStr)
+    return bad("malformed header: " + header.trim());
+  StringRef d = descr->trim("'\"");
+  if (d != "<f4" && d != "f4")
+    return bad("element type '" + d +
+               "' is not supported (only little-endian float32, '<f4')");
+  if (*fortran != "False")
+    return bad("Fortran-order arrays are not supported (save with C order)");
+  Tensor t;
+  StringRef dims = shapeStr->trim("() ");
+  SmallVector<StringRef> parts;
+  dims.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef p : parts) {
+    int64_t v;
+    if (p.trim().getAsInteger(10, v) || v < 0)
+      return bad("malformed shape " + *shapeStr);
+    t.shape.push_back(v);
+  }
+  size_t n = t.numElements();
+  StringRef payload = bytes.drop_front(headerStart + headerLen);
+  if (payload.size() != n * sizeof(float))
+    return bad("holds " + llvm::Twine(payload.size()) + " data bytes, shape " +
+               *shapeStr + " needs " + llvm::Twine(n * sizeof(float)));
+  t.data.resize(n);
+  std::memcpy(t.data.data(), payload.data(), payload.size());
+  return t;
+}
+
+llvm::Error tx::writeNpy(StringRef path, const Tensor &t) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    header += (i ? ", " : "") + std::to_string(t.shape[i]);
+  if (t.shape.size() == 1)
+    header += ","; // a 1-tuple
+  header += "), }";
+  // Magic (6) + version (2) + length (2) + header + '\n', padded to 64.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return createStringError(ec, "cannot write '%s': %s", path.str().c_str(),
+                             ec.message().c_str());
+  os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
+     << char(header.size() >> 8) << header;
+  os.write(reinterpret_cast<const char *>(t.data.data()),
+           t.data.size() * sizeof(float));
+  return llvm::Error::success();
+}
+
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+Tensor tx::randomTensor(StringRef name, std::vector<int64_t> shape,
+                        uint64_t seed) {
+  // FNV-1a of the name, then mixed with the seed.
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : name)
+    h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  uint64_t base = splitmix64(h ^ splitmix64(seed));
+  Tensor t = Tensor::zeros(std::move(shape));
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    uint64_t r = splitmix64(base + i);
+    // 24 random bits -> [0, 1) exactly representable in f32 -> [-1, 1).
+    t.data[i] = static_cast<float>(r >> 40) * (2.0f / 16777216.0f) - 1.0f;
+  }
+  return t;
+}
+
+Tensor tx::defaultCheckpointTensor(StringRef name, std::vector<int64_t> shape,
+                                   uint64_t seed) {
+  Tensor t = randomTensor(name, shape, seed);
+  if (shape.size() >= 2) {
+    float s = 1.0f / std::sqrt(static_cast<float>(shape.back()));
+    for (float &v : t.data)
+      v *= s;
+  } else if (name.ends_with(".bias")) {
+    for (float &v : t.data)
+      v *= 0.1f;
+  } else {
+    for (float &v : t.data)
+      v = 1.0f + 0.1f * v;
+  }
+  return t;
+}

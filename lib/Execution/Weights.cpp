@@ -1,0 +1,126 @@
+//===- Weights.cpp - checkpoint tensors bound to weight globals -----------===//
+
+#include "TxDialect/Conversion/TxToLinalg.h"
+#include "TxDialect/Execution/CpuRunner.h"
+#include "TxDialect/TxOps.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace mlir::tx;
+using llvm::createStringError;
+
+/// Pieces of a global of `rows` rows: one per stacking entry
+/// (`<source><suffix>`), or the whole of `tensor`.
+static std::vector<WeightPiece> piecesOf(StringRef tensor, int64_t rows,
+                                         ArrayAttr stacking,
+                                         StringRef suffix) {
+  if (!stacking)
+    return {WeightPiece{tensor.str(), 0, rows}};
+  std::vector<WeightPiece> pieces;
+  for (auto e : stacking.getAsRange<StackEntryAttr>())
+    pieces.push_back(WeightPiece{(e.getSource().getValue() + suffix).str(),
+                                 e.getOffset(), e.getSize()});
+  return pieces;
+}
+
+static llvm::Error notF32(StringRef what, Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return createStringError(std::errc::not_supported,
+                           "%s has element type %s; the CPU runner binds f32 "
+                           "weights only",
+                           what.str().c_str(), s.c_str());
+}
+
+llvm::Expected<std::vector<WeightBinding>>
+tx::collectWeightBindings(ModuleOp module) {
+  std::vector<WeightBinding> out;
+  for (Operation &op : *module.getBody()) {
+    if (auto layer = dyn_cast<LayerOp>(op)) {
+      if (!layer.getDtype().isF32())
+        return notF32("layer '" + layer.getSymName().str() + "'",
+                      layer.getDtype());
+      std::string prefix = layer.getCheckpointPrefix().str();
+      ArrayAttr stacking = layer.getStacking() ? *layer.getStacking()
+                                               : ArrayAttr();
+      int64_t rows = layer.getOutFeatures(), cols = layer.getInFeatures();
+      out.push_back({getWeightGlobalName(layer.getSymName()),
+                     {rows, cols},
+                     piecesOf(prefix + ".weight", rows, stacking, ".weight")});
+      if (layer.getBias())
+        out.push_back({getBiasGlobalName(layer.getSymName()),
+                       {rows},
+                       piecesOf(prefix + ".bias", rows, stacking, ".bias")});
+    } else if (auto param = dyn_cast<ParamOp>(op)) {
+      auto type = cast<MemRefType>(param.getType());
+      if (!type.getElementType().isF32())
+        return notF32("parameter '" + param.getSymName().str() + "'",
+                      type.getElementType());
+      std::vector<int64_t> shape(type.getShape());
+      int64_t rows = shape.empty() ? 1 : shape[0];
+      out.push_back({getParamGlobalName(param.getSymName()), shape,
+                     piecesOf(param.getCheckpointName(), rows, {}, "")});
+    } else if (auto global = dyn_cast<memref::GlobalOp>(op)) {
+      // An already lowered module: globals tagged by tx-to-linalg.
+      auto ckpt = global->getAttrOfType<StringAttr>(kCheckpointAttrName);
+      if (!ckpt)
+        continue;
+      MemRefType type = global.getType();
+      if (!type.getElementType().isF32())
+        return notF32("global '" + global.getSymName().str() + "'",
+                      type.getElementType());
+      std::vector<int64_t> shape(type.getShape());
+      int64_t rows = shape.empty() ? 1 : shape[0];
+      StringRef suffix =
+          ckpt.getValue().ends_with(".bias") ? ".bias" : ".weight";
+      out.push_back({global.getSymName().str(), shape,
+                     piecesOf(ckpt.getValue(), rows,
+                              global->getAttrOfType<ArrayAttr>(
+                                  kStackingAttrName),
+                              suffix)});
+    }
+  }
+  return out;
+}
+
+llvm::Expected<std::vector<float>> tx::loadWeight(const WeightBinding &binding,
+                                                  const WeightSource &source) {
+  int64_t total = Tensor::numElements(binding.shape);
+  int64_t rows = binding.shape.empty() ? 1 : binding.shape[0];
+  int64_t rowSize = rows ? total / rows : 0;
+  std::vector<float> data(total);
+  for (const WeightPiece &piece : binding.pieces) {
+    std::vector<int64_t> shape = binding.shape;
+    if (!shape.empty())
+      shape[0] = piece.rows;
+    Tensor t;
+    if (source.directory.empty()) {
+      t = defaultCheckpointTensor(piece.tensor, shape, source.seed);
+    } else {
+      llvm::SmallString<256> path(source.directory);
+      llvm::sys::path::append(path, piece.tensor + ".npy");
+      if (!llvm::sys::fs::exists(path))
+        return createStringError(
+            std::errc::no_such_file_or_directory,
+            "missing weight file for checkpoint tensor '%s' (expected %s)",
+            piece.tensor.c_str(), path.c_str());
+      llvm::Expected<Tensor> read = readNpy(path);
+      if (!read)
+        return read.takeError();
+      t = std::move(*read);
+      if (t.shape != shape)
+        return createStringError(
+            std::errc::invalid_argument,
+            "checkpoint tensor '%s' has shape %s, expected %s",
+            piece.tensor.c_str(), t.typeString().c_str(),
+            Tensor(shape, {}).typeString().c_str());
+    }
+    std::copy(t.data.begin(), t.data.end(),
+              data.begin() + piece.rowOffset * rowSize);
+  }
+  return data;
+}

@@ -1,0 +1,307 @@
+//===- StackedLinearFusion.cpp - QKV, MLA, GLU and merged-column fusers ---===//
+//
+// The fusers differ only in which sibling projections they pick and how
+// they name the merged layer; the checks and the rewrite are the shared
+// mechanism (StackedLinearAnalysis, rewriteStackedLinears).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TxDialect/Analysis/StackedLinearAnalysis.h"
+#include "TxDialect/Transforms/FusionPasses.h"
+#include "TxDialect/Transforms/FusionRewrite.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir {
+namespace tx {
+#define GEN_PASS_DEF_TXFUSESTACKEDLINEARS
+#include "TxDialect/Transforms/FusionPasses.h.inc"
+} // namespace tx
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tx;
+
+namespace {
+
+/// A group a fuser picked, with the merged layer's name and every part's
+/// heads.
+struct Candidate {
+  SmallVector<StackedCall> calls;
+  std::string name;
+  SmallVector<int64_t> heads;
+};
+
+/// `name` plays the role `pattern` when it ends with it at a word boundary
+/// (`layers_0_q_proj` is a q projection, `kv_proj` is not a v projection);
+/// `prefix` receives what comes before.
+bool matchesRole(StringRef name, StringRef pattern, StringRef *prefix) {
+  if (pattern.empty() || !name.ends_with(pattern))
+    return false;
+  StringRef before = name.drop_back(pattern.size());
+  if (!before.empty() && llvm::isAlnum(before.back()))
+    return false;
+  if (prefix)
+    *prefix = before;
+  return true;
+}
+
+/// Heads of a layer: its `heads` attribute, else `fallback`.
+int64_t headsOf(LayerOp layer, int64_t fallback) {
+  if (auto attr = layer->getAttrOfType<IntegerAttr>("heads"))
+    return attr.getInt();
+  return fallback;
+}
+
+struct FuseStackedLinearsPass
+    : public tx::impl::TxFuseStackedLinearsBase<FuseStackedLinearsPass> {
+  using TxFuseStackedLinearsBase::TxFuseStackedLinearsBase;
+
+  void runOnOperation() override;
+
+private:
+  /// Takes the first call in `avail` playing `pattern`; null if none.
+  std::optional<StackedCall> take(SmallVectorImpl<StackedCall> &avail,
+                                  StringRef pattern, StringRef *prefix) {
+    for (auto *it = avail.begin(); it != avail.end(); ++it) {
+      if (matchesRole(it->layer.getSymName(), pattern, prefix)) {
+        StackedCall c = *it;
+        avail.erase(it);
+        return c;
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Candidate> pickQKV(SmallVectorImpl<StackedCall> &avail);
+  std::optional<Candidate> pickMLA(SmallVectorImpl<StackedCall> &avail);
+  std::optional<Candidate> pickGLU(SmallVectorImpl<StackedCall> &avail);
+  std::optional<Candidate> pickMergedColumn(SmallVectorImpl<StackedCall> &avail);
+
+  void countRefusal(RefusalKind kind);
+};
+
+std::optional<Candidate>
+FuseStackedLinearsPass::pickQKV(SmallVectorImpl<StackedCall> &avail) {
+  SmallVector<StackedCall> rest(avail.begin(), avail.end());
+  StringRef prefix, unused;
+  std::optional<StackedCall> q = take(rest, qPattern, &prefix);
+  std::optional<StackedCall> k = take(rest, kPattern, &unused);
+  if (!q || !k)
+    return std::nullopt;
+  // v is optional: with attention_k_eq_v it is None and never called.
+  std::optional<StackedCall> v = take(rest, vPattern, &unused);
+  Candidate cand{{*q, *k}, (prefix + "qkv_proj").str(),
+                 {headsOf(q->layer, qHeads), headsOf(k->layer, kvHeads)}};
+  if (v) {
+    cand.calls.push_back(*v);
+    cand.heads.push_back(headsOf(v->layer, kvHeads));
+  }
+  avail.assign(rest.begin(), rest.end());
+  return cand;
+}
+
+std::optional<Candidate>
+FuseStackedLinearsPass::pickMLA(SmallVectorImpl<StackedCall> &avail) {
+  SmallVector<StackedCall> rest(avail.begin(), avail.end());
+  StringRef prefix, unused;
+  std::optional<StackedCall> kva = take(rest, kvaPattern, &prefix);
+  if (!kva)
+    return std::nullopt;
+  // Without q-LoRA the query projection reads the hidden state directly.
+  std::optional<StackedCall> q = take(rest, qaPattern, &unused);
+  if (!q)
+    q = take(rest, qPattern, &unused);
+  if (!q)
+    return std::nullopt;
+  avail.assign(rest.begin(), rest.end());
+  return Candidate{{*q, *kva},
+                   (prefix + "fused_qkv_a_proj").str(),
+                   {headsOf(q->layer, 0), headsOf(kva->layer, 0)}};
+}
+
+/// Whether `gate` and `up` feed `act(gate) * up`.
+static bool feedsGatedActivation(LinearOp gate, LinearOp up) {
+  for (Operation *user : gate->getUsers()) {
+    auto act = dyn_cast<UnaryOp>(user);
+    if (!act || act.getKind() == UnaryKind::neg || act.getKind() == UnaryKind::exp)
+      continue;
+    for (Operation *actUser : act->getUsers()) {
+      auto mul = dyn_cast<BinaryOp>(actUser);
+      if (mul && mul.getKind() == BinaryKind::mul &&
+          ((mul.getLhs() == act.getResult() && mul.getRhs() == up.getResult()) ||
+           (mul.getRhs() == act.getResult() && mul.getLhs() == up.getResult())))
+        return true;
+    }
+  }
+  return false;
+}
+
+std::optional<Candidate>
+FuseStackedLinearsPass::pickGLU(SmallVectorImpl<StackedCall> &avail) {
+  SmallVector<StackedCall> rest(avail.begin(), avail.end());
+  StringRef prefix, unused;
+  std::optional<StackedCall> gate = take(rest, gatePattern, &prefix);
+  std::optional<StackedCall> up = take(rest, upPattern, &unused);
+  if (!gate || !up || !feedsGatedActivation(gate->call, up->call))
+    return std::nullopt;
+  avail.assign(rest.begin(), rest.end());
+  return Candidate{{*gate, *up},
+                   (prefix + "gate_up_proj").str(),
+                   {headsOf(gate->layer, 0), headsOf(up->layer, 0)}};
+}
+
+std::optional<Candidate>
+FuseStackedLinearsPass::pickMergedColumn(SmallVectorImpl<StackedCall> &avail) {
+  if (avail.size() < 2)
+    return std::nullopt;
+  Candidate cand;
+  cand.calls.assign(avail.begin(), avail.end());
+  avail.clear();
+  // Name: the shared prefix up to a word boundary, then each layer's rest.
+  StringRef first = cand.calls.front().layer.getSymName();
+  size_t common = first.size();
+  for (StackedCall c : cand.calls) {
+    StringRef n = c.layer.getSymName();
+    size_t i = 0;
+    while (i < common && i < n.size() && n[i] == first[i])
+      ++i;
+    common = i;
+  }
+  StringRef prefix = first.take_front(common);
+  prefix = prefix.take_front(prefix.find_last_of("_.") + 1);
+  std::string name = prefix.str();
+  llvm::ListSeparator sep("_");
+  for (StackedCall c : cand.calls) {
+    name += sep;
+    name += c.layer.getSymName().drop_front(prefix.size()).str();
+    cand.heads.push_back(headsOf(c.layer, 0));
+  }
+  cand.name = name;
+  return cand;
+}
+
+void FuseStackedLinearsPass::countRefusal(RefusalKind kind) {
+  switch (kind) {
+  case RefusalKind::Guard:
+    ++numRefusedGuard;
+    break;
+  case RefusalKind::Escape:
+    ++numRefusedEscape;
+    break;
+  case RefusalKind::CalledTwice:
+    ++numRefusedCalledTwice;
+    break;
+  case RefusalKind::OtherUse:
+    ++numRefusedOtherUse;
+    break;
+  case RefusalKind::Unstructured:
+    ++numRefusedUnstructured;
+    break;
+  case RefusalKind::Loop:
+    ++numRefusedLoop;
+    break;
+  case RefusalKind::Dominance:
+    ++numRefusedDominance;
+    break;
+  case RefusalKind::InputWritten:
+    ++numRefusedInputWritten;
+    break;
+  }
+}
+
+void FuseStackedLinearsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<std::string> order(fusers.begin(), fusers.end());
+  if (order.empty())
+    order = {"qkv", "mla", "glu", "merged-column"};
+  using Picker = std::optional<Candidate> (FuseStackedLinearsPass::*)(
+      SmallVectorImpl<StackedCall> &);
+  SmallVector<std::pair<std::string, Picker>> pickers;
+  for (const std::string &f : order) {
+    Picker p = llvm::StringSwitch<Picker>(f)
+                   .Case("qkv", &FuseStackedLinearsPass::pickQKV)
+                   .Case("mla", &FuseStackedLinearsPass::pickMLA)
+                   .Case("glu", &FuseStackedLinearsPass::pickGLU)
+                   .Case("merged-column",
+                         &FuseStackedLinearsPass::pickMergedColumn)
+                   .Default(nullptr);
+    if (!p) {
+      module.emitError() << "unknown fuser '" << f
+                         << "' (expected qkv, mla, glu or merged-column)";
+      return signalPassFailure();
+    }
+    pickers.push_back({f, p});
+  }
+
+  StackedLinearAnalysis analysis(module);
+  SymbolTable symbols(module);
+  for (auto func : llvm::to_vector(module.getOps<FunctionOpInterface>())) {
+    // Each call is offered to one fuser only: a group a fuser refused is
+    // not offered again, piecemeal, to the next one.
+    SmallVector<SmallVector<StackedCall>> avail;
+    for (SiblingGroup &g : analysis.findSiblingGroups(func))
+      avail.push_back(std::move(g.calls));
+    for (auto &[fuser, pick] : pickers) {
+      for (SmallVector<StackedCall> &group : avail) {
+        while (std::optional<Candidate> cand = (this->*pick)(group)) {
+          ++numGroups;
+          std::string layers = describeLayers(cand->calls);
+          Refusal refusal;
+          FailureOr<FusionPlan> plan =
+              analysis.checkGroup(cand->calls, refusal,
+                                  !testSkipInputStability);
+          if (failed(plan)) {
+            countRefusal(refusal.kind);
+            refusal.op->emitRemark()
+                << "not fusing " << layers << " (" << fuser
+                << "): " << refusal.message;
+            continue;
+          }
+          // The remark goes on the first call in program order.
+          StackedCall *first = &cand->calls.front();
+          for (StackedCall &c : cand->calls)
+            if (c.order < first->order)
+              first = &c;
+          Location loc = first->call.getLoc();
+          LinearOp merged = rewriteStackedLinears(*plan, cand->name,
+                                                  cand->heads, symbols,
+                                                  analysis);
+          emitRemark(loc) << "fused " << layers << " into '"
+                          << merged.getLayer() << "' (" << fuser << ")";
+          ++numFused;
+        }
+      }
+    }
+  }
+}
+
+} // namespace
+
+void tx::buildFusionPipeline(OpPassManager &pm,
+                             const FusionPipelineOptions &options) {
+  TxFuseStackedLinearsOptions o;
+  o.fusers.assign(options.fusers.begin(), options.fusers.end());
+  o.qPattern = options.qPattern;
+  o.kPattern = options.kPattern;
+  o.vPattern = options.vPattern;
+  o.gatePattern = options.gatePattern;
+  o.upPattern = options.upPattern;
+  o.qaPattern = options.qaPattern;
+  o.kvaPattern = options.kvaPattern;
+  o.qHeads = options.qHeads;
+  o.kvHeads = options.kvHeads;
+  pm.addPass(createTxFuseStackedLinears(o));
+}
+
+void tx::registerFusionPasses() {
+  registerTxFusionPasses();
+  PassPipelineRegistration<FusionPipelineOptions>(
+      "tx-fusion",
+      "Stacked-linear fusion: QKV, MLA, GLU, then merged-column as the "
+      "fallback",
+      buildFusionPipeline);
+}

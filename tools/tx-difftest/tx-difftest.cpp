@@ -48,6 +48,11 @@ static cl::opt<std::string> lowering("lowering",
                                      cl::desc("Lowering pipeline to the LLVM "
                                               "dialect (default: tx-to-cpu)"),
                                      cl::init("tx-to-cpu"));
+static cl::opt<std::string> referenceLowering(
+    "reference-lowering",
+    cl::desc("Lowering of the reference side (default: --lowering), e.g. "
+             "'tx-to-cpu{vectorize=false}' to test the vectoriser against "
+             "naive loops"));
 static cl::opt<unsigned> seeds("seeds",
                                cl::desc("Input seeds per module (scalar "
                                         "flags alternate +1 / -1)"),
@@ -219,7 +224,10 @@ static void checkModule(MLIRContext &ctx, StringRef file, Totals &totals) {
   tx::CpuRunnerOptions options;
   options.optLevel = optLevel;
   options.pipeline = lowering;
-  auto reference = tx::CpuRunner::compile(*module, options);
+  tx::CpuRunnerOptions referenceOptions = options;
+  if (!referenceLowering.empty())
+    referenceOptions.pipeline = referenceLowering;
+  auto reference = tx::CpuRunner::compile(*module, referenceOptions);
   if (!reference) {
     llvm::outs() << "ERROR " << file << ": " << toString(reference.takeError())
                  << "\n";

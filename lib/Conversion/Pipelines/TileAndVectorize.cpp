@@ -34,7 +34,9 @@ using namespace mlir;
 static constexpr const char *kScript = R"mlir(
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    %mm = transform.structured.match ops{["linalg.matmul"]} in %root
+    // GEMMs whose token count is dynamic or not a multiple of the M tile:
+    // tile, then peel the token loop so that the main tiles are static.
+    %mm = transform.structured.match ops{["linalg.matmul"]} attributes {tx.peel} in %root
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %mm : !transform.any_op {
     ^bb0(%one: !transform.any_op):
@@ -48,6 +50,15 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> !transform.any_op
       %rt, %rl = transform.structured.tile_using_for %rest_mm tile_sizes [1, 0, 0]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    // A static token count that the M tile divides: nothing to peel (peeling
+    // would fail: there is no remainder).
+    %exact = transform.structured.match ops{["linalg.matmul"]} attributes {tx.no_peel} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %exact : !transform.any_op {
+    ^bb0(%one: !transform.any_op):
+      %t, %loops:3 = transform.structured.tile_using_for %one tile_sizes [@M@, @N@, @K@]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     }
     %funcs = transform.structured.match ops{["func.func"]} in %root
         : (!transform.any_op) -> !transform.any_op
@@ -83,14 +94,25 @@ struct TxCpuTileAndVectorizePass
       return signalPassFailure();
     }
     std::string script = kScript;
-    for (auto [key, size] : llvm::zip(std::array<StringRef, 3>{"@M@", "@N@", "@K@"}, tile))
-      script.replace(script.find(key.str()), key.size(), std::to_string(size));
+    for (auto [key, size] :
+         llvm::zip(std::array<StringRef, 3>{"@M@", "@N@", "@K@"}, tile))
+      for (size_t at = script.find(key.str()); at != std::string::npos;
+           at = script.find(key.str(), at))
+        script.replace(at, key.size(), std::to_string(size));
     OwningOpRef<ModuleOp> transformModule =
         parseSourceString<ModuleOp>(script, &getContext());
     if (!transformModule) {
       getOperation().emitError("internal error: the tiling script does not parse");
       return signalPassFailure();
     }
+    // Which GEMMs need their token loop peeled (see the script).
+    UnitAttr unit = UnitAttr::get(&getContext());
+    getOperation().walk([&](linalg::MatmulOp mm) {
+      auto a = dyn_cast<MemRefType>(mm.getDpsInputs()[0].getType());
+      int64_t rows = a ? a.getDimSize(0) : ShapedType::kDynamic;
+      bool exact = !ShapedType::isDynamic(rows) && rows % tile[0] == 0;
+      mm->setAttr(exact ? "tx.no_peel" : "tx.peel", unit);
+    });
     Operation *entry = transform::detail::findTransformEntryPoint(
         getOperation(), *transformModule, "__transform_main");
     if (!entry ||
@@ -98,6 +120,10 @@ struct TxCpuTileAndVectorizePass
             getOperation(), entry, *transformModule,
             transform::TransformOptions())))
       return signalPassFailure();
+    getOperation().walk([](linalg::MatmulOp mm) {
+      mm->removeAttr("tx.peel");
+      mm->removeAttr("tx.no_peel");
+    });
   }
 };
 

@@ -48,7 +48,7 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
   // tanhf), which the ExecutionEngine resolves in the host process.
   addPasses(pm,
             "func.func(convert-linalg-to-loops),"
-            "func.func(lower-vector-mask),convert-vector-to-scf,convert-scf-to-cf,"
+            "func.func(lower-vector-mask),convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,"
             "expand-strided-metadata,lower-affine,"
             "convert-vector-to-llvm,finalize-memref-to-llvm,"
             "convert-math-to-llvm,convert-math-to-libm,"

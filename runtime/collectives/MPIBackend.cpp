@@ -28,6 +28,19 @@ void check(int rc, const char *what) {
               std::string(msg, len));
 }
 
+/// Initialises MPI unless somebody already did; true when this call did
+/// (and the caller then owns finalising it).
+bool initMPI() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized)
+    return false;
+  int provided;
+  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided),
+        "MPI_Init_thread");
+  return true;
+}
+
 template <float (*ToF)(uint16_t), uint16_t (*FromF)(float)>
 void sum16(void *in, void *inout, int *len, MPI_Datatype *) {
   auto *a = static_cast<uint16_t *>(in);
@@ -39,14 +52,7 @@ void sum16(void *in, void *inout, int *len, MPI_Datatype *) {
 class MPIBackend final : public Backend {
 public:
   MPIBackend() {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized) {
-      int provided;
-      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided),
-            "MPI_Init_thread");
-      ownsMPI = true;
-    }
+    ownsMPI = initMPI();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
@@ -142,13 +148,7 @@ std::unique_ptr<Backend> tx::rt::createMPIBackend() {
 /// The NCCL backend bootstraps its communicator over MPI.
 namespace tx::rt {
 bool mpiWorld(int &rank, int &size) {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) {
-    int provided;
-    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided),
-          "MPI_Init_thread");
-  }
+  initMPI();
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   return true;

@@ -43,13 +43,25 @@ ptxas = shutil.which("ptxas") or (
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+# libdevice, where tx-to-nvvm looks for it (its math=libdevice mode).
+libdevice_dirs = [cuda_home, "/usr/local/cuda"]
+if ptxas:
+    libdevice_dirs.insert(0, os.path.dirname(os.path.dirname(ptxas)))
+libdevice = [os.path.join(d, "nvvm", "libdevice", "libdevice.10.bc")
+             for d in libdevice_dirs if d]
+libdevice.append("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc")
+if any(os.path.exists(p) for p in libdevice):
+    config.available_features.add("libdevice")
 # GPU lowering (issue 6): the CUDA runtime's GPU-free checks, and the
 # toolkit's stub libcuda (loads, but cuInit reports it is no driver).
 if os.path.exists(os.path.join(config.tx_tools_dir, "tx-cuda-runtime-test")):
     config.available_features.add("cuda-runtime")
 if ptxas:
     config.substitutions.append(("%cuda_bin", os.path.dirname(ptxas)))
-    if os.path.exists(os.path.join(os.path.dirname(ptxas), "nvcc")):
+    # nvcc compiles device code through the toolkit's cicc.
+    toolkit_dir = os.path.dirname(os.path.dirname(ptxas))
+    if os.path.exists(os.path.join(os.path.dirname(ptxas), "nvcc")) and \
+            os.path.exists(os.path.join(toolkit_dir, "nvvm", "bin", "cicc")):
         config.available_features.add("nvcc")
 cuda_stub = os.path.join(cuda_home, "lib64", "stubs", "libcuda.so")
 if os.path.exists(cuda_stub):

@@ -31,6 +31,8 @@ def TxGPUCheckTarget : Pass<"tx-gpu-check-target", "ModuleOp"> {
            "Output format: isa (PTX), bin (cubin through ptxas) or fatbin">,
     Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
            "CUDA Toolkit directory the pipeline resolved (empty: none)">,
+    Option<"math", "math", "std::string", /*default=*/"\"auto\"",
+           "Kernel math functions: auto, libdevice or polynomial">,
   ];
 }
 
@@ -64,6 +66,31 @@ def TxGPUCheckLibdevice : Pass<"tx-gpu-check-libdevice", "ModuleOp"> {
     Option<"libdevice", "libdevice", "std::string", /*default=*/"\"\"",
            "Path of libdevice.10.bc being linked (empty: none found)">,
   ];
+}
+
+def TxGPUApproximateMath : Pass<"tx-gpu-approximate-math"> {
+  let summary = "Replace the math functions of kernels by self-contained "
+                "code (no libdevice)";
+  let description = [{
+    The `math=polynomial` mode of tx-to-nvvm, and its `math=auto` mode when
+    no libdevice is found; the pipeline runs it on each `gpu.module`, and it
+    runs on any op (a CPU function, to test its numerics against libm):
+
+    * transcendental functions (exp, expm1, log, log1p, log2, tanh, erf,
+      erfc, sin, cos, atan, atan2, asin, acos, cbrt) become MLIR's polynomial
+      approximations (upstream `populateMathPolynomialApproximationPatterns`,
+      f16/bf16 computed in f32); the hyperbolic and power functions that have
+      no approximation are first expanded into ones that do;
+    * what is left (sqrt, rsqrt as 1/sqrt, fma, fabs, floor, ceil, copysign,
+      ...) becomes LLVM intrinsics the NVPTX back end implements natively.
+
+    A math function with neither an approximation nor a native lowering is
+    an error at the op, naming it, rather than a libdevice call that cannot
+    be linked.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TxGPUTileContractions : Pass<"tx-gpu-tile-contractions", "ModuleOp"> {

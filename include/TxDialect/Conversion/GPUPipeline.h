@@ -48,8 +48,15 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
       *this, "cuda-toolkit",
       llvm::cl::desc("CUDA Toolkit directory (ptxas, fatbinary, libdevice); "
                      "default: CUDA_ROOT/CUDA_HOME/CUDA_PATH, the ptxas on "
-                     "PATH, /usr/local/cuda)"),
+                     "PATH, /usr/local/cuda; `none`: use none)"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> math{
+      *this, "math",
+      llvm::cl::desc("Math functions in kernels: libdevice (the toolkit's, "
+                     "linked in), polynomial (MLIR's approximations and "
+                     "native PTX instructions, no toolkit needed), auto "
+                     "(libdevice when found, else polynomial)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<int> optLevel{
       *this, "opt-level", llvm::cl::desc("NVVM optimization level"),
       llvm::cl::init(3)};
@@ -64,6 +71,10 @@ std::string defaultPTXFeature(llvm::StringRef chip);
 /// CUDA_ROOT/CUDA_HOME/CUDA_PATH, else the one holding the `ptxas` on PATH,
 /// else /usr/local/cuda; empty when none exists.
 std::string findCUDAToolkit();
+
+/// The libdevice bitcode the pipeline links: `nvvm/libdevice/libdevice.10.bc`
+/// in `toolkit`, else Debian's nvidia-cuda-toolkit copy; empty when none.
+std::string findLibdevice(llvm::StringRef toolkit);
 
 /// Appends the tx-to-nvvm pipeline to `pm` (a module pass manager).
 void buildTxToNVVMPipeline(OpPassManager &pm, const TxToNVVMOptions &options);

@@ -135,6 +135,16 @@ struct TxGPUCheckTargetPass
                          << "' is not one of isa, bin, fatbin";
       return signalPassFailure();
     }
+    if (!toolkit.empty() && !llvm::sys::fs::is_directory(toolkit)) {
+      module.emitError() << "tx-to-nvvm: cuda-toolkit '" << toolkit
+                         << "' is not a directory";
+      return signalPassFailure();
+    }
+    if (math != "auto" && math != "libdevice" && math != "polynomial") {
+      module.emitError() << "tx-to-nvvm: math '" << math
+                         << "' is not one of auto, libdevice, polynomial";
+      return signalPassFailure();
+    }
     if (!PassInfo::lookup("tx-to-linalg") &&
         !PassPipelineInfo::lookup("tx-to-linalg")) {
       WalkResult txOps = module.walk([](Operation *op) {
@@ -183,7 +193,7 @@ struct TxGPUCheckLibdevicePass
                        << func.getName()
                        << " but libdevice (nvvm/libdevice/libdevice.10.bc) "
                           "was not found in the CUDA Toolkit (set CUDA_HOME "
-                          "or cuda-toolkit=)";
+                          "or cuda-toolkit=, or use math=polynomial)";
       return WalkResult::interrupt();
     });
     if (result.wasInterrupted())
@@ -210,6 +220,22 @@ std::string tx::findCUDAToolkit() {
   }
   if (isToolkit("/usr/local/cuda"))
     return "/usr/local/cuda";
+  return "";
+}
+
+std::string tx::findLibdevice(StringRef toolkit) {
+  SmallVector<SmallString<128>, 2> candidates;
+  if (!toolkit.empty()) {
+    candidates.emplace_back(toolkit);
+    llvm::sys::path::append(candidates.back(), "nvvm", "libdevice",
+                            "libdevice.10.bc");
+  }
+  // Debian's nvidia-cuda-toolkit keeps it outside any toolkit directory.
+  candidates.emplace_back("/usr/lib/nvidia-cuda-toolkit/libdevice/"
+                          "libdevice.10.bc");
+  for (const SmallString<128> &path : candidates)
+    if (llvm::sys::fs::exists(path))
+      return std::string(path);
   return "";
 }
 

@@ -49,21 +49,24 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
   std::string features = options.features.empty()
                              ? defaultPTXFeature(options.chip)
                              : std::string(options.features);
-  std::string toolkit = options.cudaToolkit.empty()
-                            ? findCUDAToolkit()
-                            : std::string(options.cudaToolkit);
-  std::string libdevice;
-  if (!toolkit.empty()) {
-    SmallString<128> path(toolkit);
-    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
-    if (llvm::sys::fs::exists(path))
-      libdevice = std::string(path);
-  }
+  // cuda-toolkit=none: no toolkit directory and no libdevice (tools such as
+  // ptxas may still come from PATH).
+  bool noToolkit = options.cudaToolkit == "none";
+  std::string toolkit = noToolkit                     ? std::string()
+                        : options.cudaToolkit.empty() ? findCUDAToolkit()
+                                                      : std::string(options.cudaToolkit);
+  StringRef math = options.math;
+  std::string libdevice = math == "polynomial" || noToolkit
+                              ? std::string()
+                              : findLibdevice(toolkit);
+  bool approximate =
+      math == "polynomial" || (math == "auto" && libdevice.empty());
   TxGPUCheckTargetOptions target;
   target.toolkit = toolkit;
   target.chip = options.chip;
   target.features = features;
   target.format = options.format;
+  target.math = options.math;
   pm.addPass(createTxGPUCheckTarget(target));
 
   addIfRegistered(pm, "tx-to-linalg");
@@ -105,7 +108,12 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
                        " O=" + std::to_string(options.optLevel);
   if (!libdevice.empty())
     attach += " l=" + libdevice;
-  addUpstream(pm, "convert-nvgpu-to-nvvm,gpu-kernel-outlining,"
+  // Without libdevice, kernel math is approximated before the module-level
+  // conversions lower the arith it expands into.
+  std::string approximateMath =
+      approximate ? "gpu.module(tx-gpu-approximate-math)," : "";
+  addUpstream(pm, "convert-nvgpu-to-nvvm,gpu-kernel-outlining," +
+                  approximateMath +
                   "convert-vector-to-scf,convert-scf-to-cf,"
                   "convert-nvvm-to-llvm,convert-func-to-llvm,"
                   "expand-strided-metadata,"

@@ -1,13 +1,16 @@
-// Math functions in kernels become libdevice calls: linked from the toolkit
-// (no extern left in the PTX), or, without a toolkit, a diagnostic at the
-// kernel instead of PTX with an unresolved call.
-// RUN: tx-opt %s --tx-to-nvvm="chip=sm_90" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
-// RUN: not env PATH=/nonexistent tx-opt %s --tx-to-nvvm="chip=sm_90 cuda-toolkit=/nonexistent" 2>&1 | FileCheck %s --check-prefix=MISSING
+// With math=libdevice, math functions in kernels become libdevice calls,
+// linked from the toolkit: no extern is left in the PTX. (Without libdevice:
+// math-polynomial.mlir.)
+// REQUIRES: libdevice
+// RUN: tx-opt %s --tx-to-nvvm="chip=sm_90 math=libdevice" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
+// RUN: tx-opt %s --tx-to-nvvm="chip=sm_90" | FileCheck %s --check-prefix=AUTO
 
+// CHECK: link = [{{.*}}libdevice.10.bc"]
 // CHECK: .visible .entry rms_kernel(
 // CHECK-NOT: .extern .func
 // CHECK: rsqrt.approx
-// MISSING: error: tx-to-nvvm: kernels call libdevice's __nv_rsqrtf but libdevice (nvvm/libdevice/libdevice.10.bc) was not found in the CUDA Toolkit (set CUDA_HOME or cuda-toolkit=)
+// The default (auto) links libdevice when there is one.
+// AUTO: link = [{{.*}}libdevice.10.bc"]
 #map = affine_map<(d0) -> (d0)>
 func.func @rms(%a: memref<?xf32>, %b: memref<?xf32>) {
   linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}

@@ -12,7 +12,8 @@ log=$(mktemp)
 /usr/lib/llvm-22/bin/lit -sv "$BUILD_DIR/test" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
-count() { grep -E "^\s+$1: +[0-9]+" "$log" | sed -E "s/^\s+$1: +([0-9]+).*/\1/" | head -1; }
+# lit aligns the colons ("  Passed     : 54") when several kinds are listed.
+count() { grep -E "^\s+$1\s*: +[0-9]+" "$log" | sed -E "s/^\s+$1\s*: +([0-9]+).*/\1/" | head -1; }
 passed=$(( $(count Passed || true) + $(count "Expectedly Failed" || true) + 0 ))
 failed=$(( $(count Failed || true) + $(count "Unexpectedly Passed" || true) + $(count Unresolved || true) + $(count "Timed Out" || true) + 0 ))
 skipped=$(( $(count Unsupported || true) + $(count Excluded || true) + 0 ))

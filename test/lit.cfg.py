@@ -1,6 +1,7 @@
 # -*- Python -*-
 import os
 import shutil
+import subprocess
 import sys
 
 import lit.formats
@@ -37,20 +38,33 @@ llvm_config.add_tool_substitutions(
 # Optional tools: tests that need them say `REQUIRES: <feature>` and are
 # reported as UNSUPPORTED (visibly skipped) where the tool is missing.
 cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+def runs(tool):
+    # A tool counts only if it starts (a wrapper script may point at a
+    # toolkit that is gone).
+    try:
+        return subprocess.run([tool, "--version"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
 ptxas = shutil.which("ptxas") or (
     os.path.join(cuda_home, "bin", "ptxas")
     if os.path.exists(os.path.join(cuda_home, "bin", "ptxas")) else None)
+if ptxas and not runs(ptxas):
+    ptxas = None
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
-# libdevice, where tx-to-nvvm looks for it (its math=libdevice mode).
-libdevice_dirs = [cuda_home, "/usr/local/cuda"]
-if ptxas:
-    libdevice_dirs.insert(0, os.path.dirname(os.path.dirname(ptxas)))
-libdevice = [os.path.join(d, "nvvm", "libdevice", "libdevice.10.bc")
-             for d in libdevice_dirs if d]
-libdevice.append("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc")
-if any(os.path.exists(p) for p in libdevice):
+# The toolkit as tx-to-nvvm resolves it (findCUDAToolkit): of CUDA_HOME,
+# the directory above the ptxas on PATH and /usr/local/cuda, the first with
+# libdevice, else the first with ptxas.
+toolkits = [d for d in [os.environ.get("CUDA_HOME"),
+                        os.path.dirname(os.path.dirname(ptxas)) if ptxas else None,
+                        "/usr/local/cuda"] if d]
+def in_toolkit(*parts):
+    return next((d for d in toolkits if os.path.exists(os.path.join(d, *parts))), None)
+toolkit_dir = in_toolkit("nvvm", "libdevice", "libdevice.10.bc") or in_toolkit("bin", "ptxas")
+if in_toolkit("nvvm", "libdevice", "libdevice.10.bc") or os.path.exists(
+        "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"):
     config.available_features.add("libdevice")
 # GPU lowering (issue 6): the CUDA runtime's GPU-free checks, and the
 # toolkit's stub libcuda (loads, but cuInit reports it is no driver).
@@ -58,11 +72,13 @@ if os.path.exists(os.path.join(config.tx_tools_dir, "tx-cuda-runtime-test")):
     config.available_features.add("cuda-runtime")
 if ptxas:
     config.substitutions.append(("%cuda_bin", os.path.dirname(ptxas)))
-    # nvcc compiles device code through the toolkit's cicc.
-    toolkit_dir = os.path.dirname(os.path.dirname(ptxas))
-    if os.path.exists(os.path.join(os.path.dirname(ptxas), "nvcc")) and \
+# nvcc compiles device code through the toolkit's cicc.
+if toolkit_dir:
+    nvcc = os.path.join(toolkit_dir, "bin", "nvcc")
+    if os.path.exists(nvcc) and runs(nvcc) and \
             os.path.exists(os.path.join(toolkit_dir, "nvvm", "bin", "cicc")):
         config.available_features.add("nvcc")
+        config.substitutions.append(("%cuda_home", toolkit_dir))
 cuda_stub = os.path.join(cuda_home, "lib64", "stubs", "libcuda.so")
 if os.path.exists(cuda_stub):
     config.available_features.add("cuda-stub")

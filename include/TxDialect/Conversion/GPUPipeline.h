@@ -67,9 +67,10 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
 /// when the chip is not one the pipeline knows.
 std::string defaultPTXFeature(llvm::StringRef chip);
 
-/// The CUDA Toolkit the pipeline uses when none is given: the directory of
-/// CUDA_ROOT/CUDA_HOME/CUDA_PATH, else the one holding the `ptxas` on PATH,
-/// else /usr/local/cuda; empty when none exists.
+/// The CUDA Toolkit the pipeline uses when none is given: of the directory of
+/// CUDA_ROOT/CUDA_HOME/CUDA_PATH, the one above the `ptxas` on PATH and
+/// /usr/local/cuda, the first with libdevice, else the first with ptxas;
+/// empty when none exists.
 std::string findCUDAToolkit();
 
 /// The libdevice bitcode the pipeline links: `nvvm/libdevice/libdevice.10.bc`

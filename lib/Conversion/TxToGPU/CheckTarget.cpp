@@ -203,23 +203,28 @@ struct TxGPUCheckLibdevicePass
 } // namespace
 
 std::string tx::findCUDAToolkit() {
-  auto isToolkit = [](StringRef dir) {
-    SmallString<128> bin(dir), libdevice(dir);
-    llvm::sys::path::append(bin, "bin", "ptxas");
-    llvm::sys::path::append(libdevice, "nvvm", "libdevice");
-    return llvm::sys::fs::exists(bin) || llvm::sys::fs::exists(libdevice);
+  auto has = [](StringRef dir, StringRef a, StringRef b, StringRef c = "") {
+    SmallString<128> path(dir);
+    llvm::sys::path::append(path, a, b, c);
+    return llvm::sys::fs::exists(path);
   };
-  StringRef fromEnv = NVVM::getCUDAToolkitPath();
-  if (!fromEnv.empty() && isToolkit(fromEnv))
-    return fromEnv.str();
-  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas")) {
-    StringRef dir = llvm::sys::path::parent_path(
-        llvm::sys::path::parent_path(*ptxas));
-    if (isToolkit(dir))
-      return dir.str();
-  }
-  if (isToolkit("/usr/local/cuda"))
-    return "/usr/local/cuda";
+  // In order of preference; the first with libdevice wins, else the first
+  // with ptxas (a ptxas on PATH may be a wrapper script outside any toolkit,
+  // e.g. /usr/local/bin/ptxas, whose parent has no nvvm/).
+  SmallVector<std::string, 3> candidates;
+  if (StringRef fromEnv = NVVM::getCUDAToolkitPath(); !fromEnv.empty())
+    candidates.push_back(fromEnv.str());
+  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas"))
+    candidates.push_back(llvm::sys::path::parent_path(
+                             llvm::sys::path::parent_path(*ptxas))
+                             .str());
+  candidates.push_back("/usr/local/cuda");
+  for (const std::string &dir : candidates)
+    if (has(dir, "nvvm", "libdevice", "libdevice.10.bc"))
+      return dir;
+  for (const std::string &dir : candidates)
+    if (has(dir, "bin", "ptxas"))
+      return dir;
   return "";
 }
 

@@ -70,6 +70,12 @@ static cl::opt<bool> quick("quick",
 static cl::opt<std::string> kinds("kinds",
                                   cl::desc("Comma-separated: qkv,gate_up"),
                                   cl::init("qkv,gate_up"));
+static cl::opt<std::string>
+    cpuPipeline("cpu-pipeline",
+                cl::desc("The lowering of both tx modules (default tx-to-cpu; "
+                         "e.g. 'tx-to-cpu{gemm-cache-tile=0,0}' to compare "
+                         "lowerings by their tx/BLAS1 ratio)"),
+                cl::init("tx-to-cpu"));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of inputs and weights"),
                               cl::init(0));
 
@@ -287,8 +293,8 @@ int main(int argc, char **argv) {
   const char *l2 = std::getenv("OPENBLAS_L2_SIZE");
   llvm::outs() << "tx CPU benchmark: hidden " << k << ", q " << k << ", k/v "
                << kvDim << ", gate/up " << intermediate << " each; f32\n"
-               << "tx: tx-to-cpu JIT (single thread); fused: "
-                  "tx-fusion,tx-to-cpu\n"
+               << "tx: " << cpuPipeline << " JIT (single thread); fused: "
+               << "tx-fusion," << cpuPipeline << "\n"
                << OPENBLAS_VERSION << " (" << openblas_get_config()
                << "), core " << openblas_get_corename()
                << "; OPENBLAS_CORETYPE="
@@ -323,8 +329,8 @@ int main(int argc, char **argv) {
 
     tx::CpuRunnerOptions unfusedOpts, fusedOpts;
     unfusedOpts.weights.seed = fusedOpts.weights.seed = seed;
-    unfusedOpts.pipeline = "tx-to-cpu";
-    fusedOpts.pipeline = "tx-fusion,tx-to-cpu";
+    unfusedOpts.pipeline = cpuPipeline;
+    fusedOpts.pipeline = "tx-fusion," + cpuPipeline;
     auto unfused = tx::CpuRunner::compile(*module, unfusedOpts);
     if (!unfused)
       return fail(llvm::toString(unfused.takeError()));

@@ -4,7 +4,8 @@
 // (a Python dict or list of activations) is not tensor storage, so it never
 // aliases a buffer. Writing a container slot therefore does not write the
 // buffers already stored (those are declared written separately by
-// `tx.container_set`).
+// `tx.container_set`). And a fresh allocation (memref.alloc/alloca) never
+// aliases a module global (memref.get_global), views of either included.
 //
 //===----------------------------------------------------------------------===//
 

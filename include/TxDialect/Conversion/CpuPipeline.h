@@ -15,6 +15,7 @@
 
 namespace mlir {
 class OpPassManager;
+class Operation;
 namespace tx {
 
 struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
@@ -25,13 +26,24 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
       llvm::cl::init(true)};
   PassOptions::ListOption<int64_t> gemmTile{
       *this, "gemm-tile",
-      llvm::cl::desc("GEMM tile sizes M,N,K (default 8,8,8)")};
+      llvm::cl::desc("GEMM register tile sizes M,N,K (default 8,8,8)")};
+  PassOptions::ListOption<int64_t> gemmCacheTile{
+      *this, "gemm-cache-tile",
+      llvm::cl::desc("GEMM cache block of the weight N,K (default 256,256; "
+                     "0: that dimension is not blocked)")};
   PassOptions::Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Insert deallocations of temporaries "
                      "(ownership-based buffer deallocation)"),
       llvm::cl::init(true)};
 };
+
+/// Keeps vectorised GEMM accumulators in registers across their K loops:
+/// in every scf.for under `root`, a loop-invariant vector.transfer_read and
+/// the transfer_write that stores back to the same place move before and
+/// after the loop (the vector carried through it) when AliasAnalysis (with
+/// TxAliasAnalysis) proves no other op in the loop may access that memory.
+void hoistLoopAccumulators(Operation *root);
 
 /// Appends the tx-to-cpu pipeline to `pm` (a module pass manager).
 void buildTxToCPUPipeline(OpPassManager &pm, const TxToCPUOptions &options);

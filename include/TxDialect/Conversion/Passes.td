@@ -41,15 +41,23 @@ def TxToLinalg : Pass<"tx-to-linalg", "::mlir::ModuleOp"> {
 def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"> {
   let summary = "Tile and vectorise linalg GEMMs and static linalg ops for CPU";
   let description = [{
-    Tiles every `linalg.matmul` by `gemm-tile` (M, N, K) with scf.for loops,
-    peels the token loop so the main tiles are static, then vectorises every
-    linalg op with a static shape (GEMM tiles become `vector.contract`,
-    lowered to outer products / FMAs). Linalg ops with dynamic shapes stay
-    for `convert-linalg-to-loops`. Implemented as a transform-dialect script.
+    Blocks every `linalg.matmul` for the cache by `gemm-cache-tile` (N, K):
+    loops over weight blocks of at most N x K (the largest that divide the
+    weight, so every block is static), with every token row passing over a
+    block while it is in cache; inside them, tiles it by `gemm-tile`
+    (M, N, K) with scf.for loops, peels the token loop so the main tiles are
+    static, then vectorises every linalg op with a static shape (GEMM tiles
+    become `vector.contract`, lowered to outer products / FMAs). Linalg ops
+    with dynamic
+    shapes stay for `convert-linalg-to-loops`. Implemented as a
+    transform-dialect script generated per class of GEMM shapes.
   }];
   let options = [
     ListOption<"gemmTile", "gemm-tile", "int64_t",
-               "GEMM tile sizes M,N,K (default 8,8,8)">
+               "GEMM register tile sizes M,N,K (default 8,8,8)">,
+    ListOption<"gemmCacheTile", "gemm-cache-tile", "int64_t",
+               "GEMM cache block of the weight N,K (default 256,256; 0: "
+               "that dimension is not blocked)">
   ];
   let dependentDialects = [
     "::mlir::transform::TransformDialect", "::mlir::vector::VectorDialect",

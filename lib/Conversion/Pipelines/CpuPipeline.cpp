@@ -41,6 +41,7 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
   if (options.vectorize) {
     TxCpuTileAndVectorizeOptions tileOptions;
     tileOptions.gemmTile = llvm::to_vector(options.gemmTile);
+    tileOptions.gemmCacheTile = llvm::to_vector(options.gemmCacheTile);
     pm.addPass(createTxCpuTileAndVectorize(tileOptions));
   }
   pm.addPass(createTxEmitCInterface());

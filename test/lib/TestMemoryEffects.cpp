@@ -4,9 +4,12 @@
 // upstream AliasAnalysis::getModRef answer against each memref argument of
 // the enclosing function (argN) and each value defined by an op tagged
 // `test.name` (by that name). This checks that the memory effects the tx ops
-// declare are the ones the fusion's stability check relies on.
+// declare are the ones the fusion's stability check relies on. With
+// `tx-alias`, the analysis also has TxAliasAnalysis.
 //
 //===----------------------------------------------------------------------===//
+
+#include "TxDialect/Analysis/TxAliasAnalysis.h"
 
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,6 +23,14 @@ namespace {
 struct TestPrintModRefPass
     : PassWrapper<TestPrintModRefPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestPrintModRefPass)
+  TestPrintModRefPass() = default;
+  TestPrintModRefPass(const TestPrintModRefPass &other)
+      : PassWrapper(other) {}
+  Option<bool> txAlias{*this, "tx-alias",
+                       llvm::cl::desc("Ask an AliasAnalysis with "
+                                      "TxAliasAnalysis added (what the fusion "
+                                      "and the CPU pipeline use)"),
+                       llvm::cl::init(false)};
   StringRef getArgument() const final { return "tx-test-print-modref"; }
   StringRef getDescription() const final {
     return "Print getModRef of ops tagged test.query against each memref "
@@ -27,7 +38,9 @@ struct TestPrintModRefPass
   }
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    AliasAnalysis &aa = getAnalysis<AliasAnalysis>();
+    AliasAnalysis txAA(func);
+    tx::addTxAliasAnalysis(txAA);
+    AliasAnalysis &aa = txAlias ? txAA : getAnalysis<AliasAnalysis>();
     llvm::raw_ostream &os = llvm::outs();
     SmallVector<std::pair<std::string, Value>> locations;
     for (BlockArgument arg : func.getArguments())

@@ -31,6 +31,16 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
       *this, "gemm-cache-tile",
       llvm::cl::desc("GEMM cache block of the weight N,K (default 256,256; "
                      "0: that dimension is not blocked)")};
+  PassOptions::ListOption<int64_t> gemmPackedTile{
+      *this, "gemm-packed-tile",
+      llvm::cl::desc("Register tile sizes M,N,K of packed GEMMs (default "
+                     "8,32,8)")};
+  PassOptions::Option<int64_t> gemmPackMinTokens{
+      *this, "gemm-pack-min-tokens",
+      llvm::cl::desc("Pack GEMM operands (weight block transposed, token "
+                     "rows copied) when a call has at least this many tokens "
+                     "(0: never)"),
+      llvm::cl::init(64)};
   PassOptions::Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Insert deallocations of temporaries "

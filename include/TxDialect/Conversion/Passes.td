@@ -57,7 +57,13 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
                "GEMM register tile sizes M,N,K (default 8,8,8)">,
     ListOption<"gemmCacheTile", "gemm-cache-tile", "int64_t",
                "GEMM cache block of the weight N,K (default 256,256; 0: "
-               "that dimension is not blocked)">
+               "that dimension is not blocked)">,
+    ListOption<"gemmPackedTile", "gemm-packed-tile", "int64_t",
+               "Register tile sizes M,N,K of packed GEMMs (default 8,32,8)">,
+    Option<"gemmPackMinTokens", "gemm-pack-min-tokens", "int64_t",
+           /*default=*/"64",
+           "Pack GEMM operands (weight block transposed, token rows copied) "
+           "when a call has at least this many tokens (0: never)">
   ];
   let dependentDialects = [
     "::mlir::transform::TransformDialect", "::mlir::vector::VectorDialect",

@@ -42,6 +42,8 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
     TxCpuTileAndVectorizeOptions tileOptions;
     tileOptions.gemmTile = llvm::to_vector(options.gemmTile);
     tileOptions.gemmCacheTile = llvm::to_vector(options.gemmCacheTile);
+    tileOptions.gemmPackedTile = llvm::to_vector(options.gemmPackedTile);
+    tileOptions.gemmPackMinTokens = options.gemmPackMinTokens;
     pm.addPass(createTxCpuTileAndVectorize(tileOptions));
   }
   pm.addPass(createTxEmitCInterface());

@@ -11,6 +11,7 @@
 #include "TxDialect/Conversion/CpuPipeline.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -20,6 +21,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
+#include <numeric>
 
 namespace mlir::tx {
 #define GEN_PASS_DEF_TXCPUTILEANDVECTORIZE
@@ -33,14 +35,12 @@ using namespace mlir;
 
 namespace {
 
-/// How one class of GEMMs is tiled: cache blocks of `nc` x `kc` of the weight
-/// (0: that dimension is not blocked), then register tiles; `peel` when the
-/// token count is dynamic or not a multiple of the M tile.
+/// How one class of GEMMs is blocked for the cache: blocks of `nc` x `kc`
+/// of the weight (0: that dimension is not blocked).
 struct GemmClass {
   int64_t nc = 0, kc = 0;
-  bool peel = true;
   bool operator==(const GemmClass &o) const {
-    return nc == o.nc && kc == o.kc && peel == o.peel;
+    return nc == o.nc && kc == o.kc;
   }
 };
 
@@ -59,37 +59,53 @@ int64_t cacheBlock(int64_t size, int64_t block, int64_t tile) {
   return 0;
 }
 
-/// The tiling of the GEMMs of class `index`, in the transform dialect: the
-/// cache blocks (loops over N, then K, so that one weight block stays in
-/// cache while every token row passes over it), the register tiles inside
-/// them (M, N, K), and the token loop peeled so that the main tiles are
-/// static (the last < M rows one at a time, so that they vectorise too).
-std::string tileClass(unsigned index, const GemmClass &c,
-                      ArrayRef<int64_t> tile) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
+/// The start of a transform script's entry point.
+constexpr const char *kScriptHead =
+    "module attributes {transform.with_named_sequence} {\n"
+    "  transform.named_sequence @__transform_main(%root: !transform.any_op "
+    "{transform.readonly}) {\n";
+
+/// Matches the GEMMs of class `index` into `%mm<index>` and opens a foreach.
+static void openClass(llvm::raw_ostream &os, unsigned index) {
   os << "    %mm" << index
      << " = transform.structured.match ops{[\"linalg.matmul\"]} attributes "
         "{tx.gemm_class = "
      << index << " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
   os << "    transform.foreach %mm" << index << " : !transform.any_op {\n";
   os << "    ^bb0(%one: !transform.any_op):\n";
-  std::string gemm = "%one";
+}
+
+/// The cache blocks of the GEMMs of class `index`: loops over N, then K
+/// blocks, so that one weight block stays in cache while every token row
+/// passes over it. Empty when the class is not blocked.
+std::string blockClass(unsigned index, const GemmClass &c) {
   unsigned blocked = (c.nc > 0) + (c.kc > 0);
-  if (blocked) {
-    os << "      %blocked, %blocks:" << blocked
-       << " = transform.structured.tile_using_for %one tile_sizes [0, " << c.nc
-       << ", " << c.kc << "] : (!transform.any_op) -> (!transform.any_op";
-    for (unsigned i = 0; i < blocked; ++i)
-      os << ", !transform.any_op";
-    os << ")\n";
-    gemm = "%blocked";
-  }
-  os << "      %t, %loops:3 = transform.structured.tile_using_for " << gemm
+  if (!blocked)
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  openClass(os, index);
+  os << "      %blocked, %blocks:" << blocked
+     << " = transform.structured.tile_using_for %one tile_sizes [0, " << c.nc
+     << ", " << c.kc << "] : (!transform.any_op) -> (!transform.any_op";
+  for (unsigned i = 0; i < blocked; ++i)
+    os << ", !transform.any_op";
+  os << ")\n    }\n";
+  return s;
+}
+
+/// The register tiles (M, N, K) of the GEMMs of class `index` (whole GEMMs
+/// or cache blocks), and the token loop peeled so that the main tiles are
+/// static (the last < M rows one at a time, so that they vectorise too).
+std::string tileClass(unsigned index, bool peel, ArrayRef<int64_t> tile) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  openClass(os, index);
+  os << "      %t, %loops:3 = transform.structured.tile_using_for %one"
      << " tile_sizes [" << tile[0] << ", " << tile[1] << ", " << tile[2]
      << "] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, "
         "!transform.any_op, !transform.any_op)\n";
-  if (c.peel)
+  if (peel)
     os << R"mlir(      %m = transform.cast %loops#0 : !transform.any_op to !transform.op<"scf.for">
       %main, %rest = transform.loop.peel %m
           : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
@@ -100,6 +116,86 @@ std::string tileClass(unsigned index, const GemmClass &c,
 )mlir";
   os << "    }\n";
   return s;
+}
+
+/// The packing copies (see packGemms), tiled so that they vectorise in
+/// small pieces: the weight transpose in 8x8 tiles, the token rows 8 floats
+/// at a time.
+constexpr const char *kTilePacking = R"mlir(
+    %tr = transform.structured.match ops{["linalg.transpose"]} attributes {tx.pack} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tr : !transform.any_op {
+    ^bb0(%one: !transform.any_op):
+      %t, %loops:2 = transform.structured.tile_using_for %one tile_sizes [8, 8]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    }
+    %cp = transform.structured.match ops{["linalg.copy"]} attributes {tx.pack} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %cp : !transform.any_op {
+    ^bb0(%one: !transform.any_op):
+      %t, %loops:2 = transform.structured.tile_using_for %one tile_sizes [1, 8]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    }
+)mlir";
+
+/// Whether `mm` is y = x W^T: maps (m, k), (n, k), (m, n).
+bool isTransposedB(linalg::MatmulOp mm) {
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  SmallVector<AffineMap> want = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {n, k}, {m, n}}, ctx);
+  return mm.getIndexingMapsArray() == ArrayRef<AffineMap>(want);
+}
+
+/// Packs the operands of every y = x W^T GEMM (whole or cache block) that
+/// has at least `minTokens` rows at run time: the weight block transposed
+/// into a [K, N] buffer and the token rows copied into a [M, K] buffer, so
+/// that the register tiles read contiguous rows (no transposes in the
+/// kernel) at strides that are not the weight's (no cache-set conflicts on
+/// power-of-two hidden sizes). Fewer rows keep the direct GEMM: packing a
+/// weight costs as much as a GEMV with it.
+void packGemms(ModuleOp module, int64_t minTokens) {
+  SmallVector<linalg::MatmulOp> gemms;
+  module.walk([&](linalg::MatmulOp mm) {
+    if (mm->hasAttr("tx.gemm_class") && isTransposedB(mm))
+      gemms.push_back(mm);
+  });
+  for (linalg::MatmulOp mm : gemms) {
+    Value a = mm.getDpsInputs()[0], w = mm.getDpsInputs()[1];
+    Value c = mm.getDpsInits()[0];
+    auto aType = cast<MemRefType>(a.getType());
+    auto wType = cast<MemRefType>(w.getType());
+    if (!wType.hasStaticShape())
+      continue;
+    int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+    Type elem = aType.getElementType();
+    OpBuilder b(mm);
+    Location loc = mm.getLoc();
+    Value rows = memref::DimOp::create(b, loc, a, 0);
+    Value enough = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, rows,
+        arith::ConstantIndexOp::create(b, loc, minTokens));
+    auto branch = scf::IfOp::create(b, loc, enough, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(branch.thenBlock());
+    UnitAttr unit = b.getUnitAttr();
+    Value wt = memref::AllocOp::create(b, loc, MemRefType::get({k, n}, elem));
+    auto transpose = linalg::TransposeOp::create(b, loc, w, wt,
+                                                 ArrayRef<int64_t>{1, 0});
+    transpose->setAttr("tx.pack", unit);
+    Value ap = memref::AllocOp::create(
+        b, loc, MemRefType::get({aType.getDimSize(0), k}, elem),
+        aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{});
+    auto copy = linalg::CopyOp::create(b, loc, a, ap);
+    copy->setAttr("tx.pack", unit);
+    auto packed = linalg::MatmulOp::create(b, loc, ValueRange{ap, wt},
+                                           ValueRange{c});
+    packed->setAttr("tx.gemm_class", mm->getAttr("tx.gemm_class"));
+    packed->setAttr("tx.packed", unit);
+    memref::DeallocOp::create(b, loc, ap);
+    memref::DeallocOp::create(b, loc, wt);
+    mm->moveBefore(branch.elseBlock()->getTerminator());
+  }
 }
 
 /// After the GEMM tiling: vectorise every static linalg op (GEMM tiles
@@ -158,6 +254,16 @@ struct TxCpuTileAndVectorizePass
       getOperation().emitError("gemm-tile must be three positive sizes M,N,K");
       return signalPassFailure();
     }
+    SmallVector<int64_t> packedTile(gemmPackedTile.begin(),
+                                    gemmPackedTile.end());
+    if (packedTile.empty())
+      packedTile = {8, 32, 8};
+    if (packedTile.size() != 3 ||
+        llvm::any_of(packedTile, [](int64_t t) { return t <= 0; })) {
+      getOperation().emitError(
+          "gemm-packed-tile must be three positive sizes M,N,K");
+      return signalPassFailure();
+    }
     SmallVector<int64_t> block(gemmCacheTile.begin(), gemmCacheTile.end());
     if (block.empty())
       block = {256, 256};
@@ -172,27 +278,59 @@ struct TxCpuTileAndVectorizePass
     getOperation().walk([&](linalg::MatmulOp mm) {
       auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
       auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
+      // Blocks that both register tiles divide.
       GemmClass gemm;
-      int64_t rows = a.getDimSize(0);
-      gemm.peel = ShapedType::isDynamic(rows) || rows % tile[0] != 0;
-      gemm.nc = cacheBlock(c.getDimSize(1), block[0], tile[1]);
-      gemm.kc = cacheBlock(a.getDimSize(1), block[1], tile[2]);
+      gemm.nc = cacheBlock(c.getDimSize(1), block[0],
+                           std::lcm(tile[1], packedTile[1]));
+      gemm.kc = cacheBlock(a.getDimSize(1), block[1],
+                           std::lcm(tile[2], packedTile[2]));
       auto *it = llvm::find(classes, gemm);
       if (it == classes.end())
         it = classes.insert(classes.end(), gemm);
       mm->setAttr("tx.gemm_class", b.getI64IntegerAttr(it - classes.begin()));
     });
-    std::string script =
-        "module attributes {transform.with_named_sequence} {\n"
-        "  transform.named_sequence @__transform_main(%root: !transform.any_op "
-        "{transform.readonly}) {\n";
+    // Cache blocks, then packing, then register tiles.
+    std::string blocks = kScriptHead;
     for (auto [index, gemm] : llvm::enumerate(classes))
-      script += tileClass(index, gemm, tile);
+      blocks += blockClass(index, gemm);
+    blocks += "    transform.yield\n  }\n}\n";
+    if (failed(applyScript(blocks)))
+      return signalPassFailure();
+    if (gemmPackMinTokens > 0)
+      packGemms(getOperation(), gemmPackMinTokens);
+    // Register tiles: packed GEMMs (contiguous rows, no transposes) take
+    // the wider gemm-packed-tile where it divides their block.
+    SmallVector<std::pair<SmallVector<int64_t>, bool>> tiles;
+    getOperation().walk([&](linalg::MatmulOp mm) {
+      if (!mm->hasAttr("tx.gemm_class"))
+        return;
+      auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
+      auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
+      SmallVector<int64_t> t = tile;
+      if (mm->hasAttr("tx.packed") && !c.isDynamicDim(1) &&
+          !a.isDynamicDim(1) && c.getDimSize(1) % packedTile[1] == 0 &&
+          a.getDimSize(1) % packedTile[2] == 0)
+        t = packedTile;
+      int64_t rows = a.getDimSize(0);
+      bool peel = ShapedType::isDynamic(rows) || rows % t[0] != 0;
+      auto key = std::make_pair(t, peel);
+      auto *it = llvm::find(tiles, key);
+      if (it == tiles.end())
+        it = tiles.insert(tiles.end(), key);
+      mm->setAttr("tx.gemm_class", b.getI64IntegerAttr(it - tiles.begin()));
+    });
+    std::string script = kScriptHead;
+    for (auto [index, key] : llvm::enumerate(tiles))
+      script += tileClass(index, key.second, key.first);
+    script += kTilePacking;
     script += kVectorize;
     if (failed(applyScript(script)))
       return signalPassFailure();
-    getOperation().walk(
-        [](linalg::MatmulOp mm) { mm->removeAttr("tx.gemm_class"); });
+    getOperation().walk([](Operation *op) {
+      op->removeAttr("tx.gemm_class");
+      op->removeAttr("tx.pack");
+      op->removeAttr("tx.packed");
+    });
     tx::hoistLoopAccumulators(getOperation());
     if (failed(applyScript(kLower)))
       return signalPassFailure();

@@ -1,8 +1,12 @@
 // The CPU GEMM tiling on its own: cache blocks of the weight (loops over N
-// then K blocks, outside the token loop), register tiles inside, and the
-// accumulator carried through the K loop in registers when AliasAnalysis
-// proves nothing else in the loop touches it.
+// then K blocks, outside the token loop); per block, when the call has at
+// least gemm-pack-min-tokens rows, the operands packed (weight block
+// transposed, token rows copied) and the wider packed register tile, else
+// the direct GEMM; in both, the accumulator carried through the K loop in
+// registers when AliasAnalysis proves nothing else in the loop touches it.
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize | FileCheck %s
+// RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-pack-min-tokens=0 | FileCheck %s --check-prefix=NOPACK
+// RUN: not tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-packed-tile=8,0,8 2>&1 | FileCheck %s --check-prefix=BAD
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
@@ -14,16 +18,33 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK-LABEL: func.func @fresh_output
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
 // CHECK-DAG: %[[C512:.+]] = arith.constant 512 : index
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C64]]
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[C512]] step %[[C256]]
 // CHECK:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C256]]
-// CHECK:     scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c8
-// CHECK:       scf.for
-// CHECK:         %[[ACC:.+]] = vector.transfer_read
-// CHECK:         %[[SUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%[[IT:.+]] = %[[ACC]]) -> (vector<8x8xf32>)
-// CHECK-NOT:       vector.transfer_write
-// CHECK:           vector.fma
-// CHECK:           scf.yield
-// CHECK:         vector.transfer_write %[[SUM]]
+// CHECK:     scf.if %[[MANY]] {
+// CHECK:       %[[WT:.+]] = memref.alloc() : memref<256x256xf32>
+// CHECK:       %[[AP:.+]] = memref.alloc(%{{.+}}) : memref<?x256xf32>
+// CHECK:       %[[PACC:.+]] = vector.transfer_read
+// CHECK:       %[[PSUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%{{.+}} = %[[PACC]]) -> (vector<8x32xf32>)
+// CHECK-NOT:     vector.transfer_write
+// CHECK:         vector.fma
+// CHECK:         scf.yield
+// CHECK:       vector.transfer_write %[[PSUM]]
+// CHECK:       memref.dealloc %[[AP]]
+// CHECK:       memref.dealloc %[[WT]]
+// CHECK:     } else {
+// CHECK:       %[[ACC:.+]] = vector.transfer_read
+// CHECK:       %[[SUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%{{.+}} = %[[ACC]]) -> (vector<8x8xf32>)
+// CHECK-NOT:     vector.transfer_write
+// CHECK:         vector.fma
+// CHECK:         scf.yield
+// CHECK:       vector.transfer_write %[[SUM]]
+// NOPACK-LABEL: func.func @fresh_output
+// NOPACK-NOT: scf.if
+// NOPACK-NOT: memref.alloc()
+// NOPACK: iter_args(%{{.+}} = %{{.+}}) -> (vector<8x8xf32>)
+// BAD: error: gemm-packed-tile must be three positive sizes M,N,K
 func.func @fresh_output(%x: memref<?x1024xf32>) -> memref<?x512xf32> {
   %c0 = arith.constant 0 : index
   %m = memref.dim %x, %c0 : memref<?x1024xf32>

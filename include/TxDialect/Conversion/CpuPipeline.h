@@ -40,7 +40,7 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
       llvm::cl::desc("Pack GEMM operands (weight block transposed, token "
                      "rows copied) when a call has at least this many tokens "
                      "(0: never)"),
-      llvm::cl::init(64)};
+      llvm::cl::init(32)};
   PassOptions::Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Insert deallocations of temporaries "

@@ -61,7 +61,7 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
     ListOption<"gemmPackedTile", "gemm-packed-tile", "int64_t",
                "Register tile sizes M,N,K of packed GEMMs (default 8,32,8)">,
     Option<"gemmPackMinTokens", "gemm-pack-min-tokens", "int64_t",
-           /*default=*/"64",
+           /*default=*/"32",
            "Pack GEMM operands (weight block transposed, token rows copied) "
            "when a call has at least this many tokens (0: never)">
   ];

@@ -18,8 +18,8 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK-LABEL: func.func @fresh_output
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
 // CHECK-DAG: %[[C512:.+]] = arith.constant 512 : index
-// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
-// CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C64]]
+// CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
+// CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C32]]
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[C512]] step %[[C256]]
 // CHECK:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C256]]
 // CHECK:     scf.if %[[MANY]] {

@@ -5,6 +5,7 @@
 #include "TxDialect/InitAllTx.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -212,7 +213,17 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   // found by the JIT's process-symbol lookup. Handing them to the engine
   // (ExecutionEngineOptions::sharedLibPaths) crashes inside
   // ExecutionEngine::create with Debian's LLVM 22 build, for any library.
-  for (const std::string &l : options.sharedLibs) {
+  std::vector<std::string> libs = options.sharedLibs;
+  // Code lowered with tx-to-cpu{threads=N} runs its tasks on MLIR's async
+  // runtime.
+  bool usesAsync = false;
+  lowered->walk([&](LLVM::LLVMFuncOp f) {
+    if (f.isExternal() && f.getName().starts_with("mlirAsyncRuntime"))
+      usesAsync = true;
+  });
+  if (usesAsync)
+    libs.push_back(TX_MLIR_ASYNC_RUNTIME);
+  for (const std::string &l : libs) {
     std::string loadError;
     if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(l.c_str(),
                                                           &loadError))

@@ -41,6 +41,12 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
                      "rows copied) when a call has at least this many tokens "
                      "(0: never)"),
       llvm::cl::init(32)};
+  PassOptions::Option<unsigned> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads for the GEMMs' N cache blocks (1: none; > 1: "
+                     "the async runtime, libmlir_async_runtime, runs them; "
+                     "results are bit-identical)"),
+      llvm::cl::init(1)};
   PassOptions::Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Insert deallocations of temporaries "

@@ -60,6 +60,9 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
                "that dimension is not blocked)">,
     ListOption<"gemmPackedTile", "gemm-packed-tile", "int64_t",
                "Register tile sizes M,N,K of packed GEMMs (default 8,32,8)">,
+    Option<"parallelBlocks", "parallel-blocks", "bool", /*default=*/"false",
+           "Make the loop over a GEMM's N cache blocks an scf.forall (run on "
+           "threads by tx-to-cpu{threads=N})">,
     Option<"gemmPackMinTokens", "gemm-pack-min-tokens", "int64_t",
            /*default=*/"32",
            "Pack GEMM operands (weight block transposed, token rows copied) "

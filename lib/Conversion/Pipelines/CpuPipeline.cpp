@@ -44,8 +44,19 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
     tileOptions.gemmCacheTile = llvm::to_vector(options.gemmCacheTile);
     tileOptions.gemmPackedTile = llvm::to_vector(options.gemmPackedTile);
     tileOptions.gemmPackMinTokens = options.gemmPackMinTokens;
+    tileOptions.parallelBlocks = options.threads > 1;
     pm.addPass(createTxCpuTileAndVectorize(tileOptions));
   }
+  if (options.threads > 1)
+    addPasses(pm, llvm::formatv("func.func(scf-forall-to-parallel),"
+                                "async-parallel-for{{num-workers={0} "
+                                "min-task-size=1},"
+                                "async-to-async-runtime,"
+                                "async-runtime-ref-counting,"
+                                "async-runtime-ref-counting-opt,"
+                                "convert-async-to-llvm",
+                                options.threads)
+                      .str());
   pm.addPass(createTxEmitCInterface());
   // erf and tanh have no LLVM intrinsic: they become libm calls (erff,
   // tanhf), which the ExecutionEngine resolves in the host process.

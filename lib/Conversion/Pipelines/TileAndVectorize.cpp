@@ -78,13 +78,28 @@ static void openClass(llvm::raw_ostream &os, unsigned index) {
 /// The cache blocks of the GEMMs of class `index`: loops over N, then K
 /// blocks, so that one weight block stays in cache while every token row
 /// passes over it. Empty when the class is not blocked.
-std::string blockClass(unsigned index, const GemmClass &c) {
+std::string blockClass(unsigned index, const GemmClass &c, bool parallel) {
   unsigned blocked = (c.nc > 0) + (c.kc > 0);
   if (!blocked)
     return "";
   std::string s;
   llvm::raw_string_ostream os(s);
   openClass(os, index);
+  if (parallel && c.nc > 0) {
+    // The N blocks write disjoint output columns: an scf.forall (threads),
+    // the K blocks inside it a sequential loop (they accumulate).
+    os << "      %nblocked, %forall = transform.structured.tile_using_forall "
+          "%one tile_sizes [0, "
+       << c.nc << ", 0] : (!transform.any_op) -> (!transform.any_op, "
+                  "!transform.any_op)\n";
+    if (c.kc > 0)
+      os << "      %blocked, %kblocks = transform.structured.tile_using_for "
+            "%nblocked tile_sizes [0, 0, "
+         << c.kc << "] : (!transform.any_op) -> (!transform.any_op, "
+                    "!transform.any_op)\n";
+    os << "    }\n";
+    return s;
+  }
   os << "      %blocked, %blocks:" << blocked
      << " = transform.structured.tile_using_for %one tile_sizes [0, " << c.nc
      << ", " << c.kc << "] : (!transform.any_op) -> (!transform.any_op";
@@ -292,7 +307,7 @@ struct TxCpuTileAndVectorizePass
     // Cache blocks, then packing, then register tiles.
     std::string blocks = kScriptHead;
     for (auto [index, gemm] : llvm::enumerate(classes))
-      blocks += blockClass(index, gemm);
+      blocks += blockClass(index, gemm, parallelBlocks);
     blocks += "    transform.yield\n  }\n}\n";
     if (failed(applyScript(blocks)))
       return signalPassFailure();

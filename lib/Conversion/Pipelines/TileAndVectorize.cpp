@@ -153,6 +153,18 @@ constexpr const char *kTilePacking = R"mlir(
     }
 )mlir";
 
+/// Tags `op` with the index of `key` in `classes` (added when new): the
+/// transform scripts match each class by that tag.
+template <typename Key>
+void tagClass(Operation *op, SmallVectorImpl<Key> &classes, const Key &key) {
+  auto *it = llvm::find(classes, key);
+  if (it == classes.end())
+    it = classes.insert(classes.end(), key);
+  op->setAttr("tx.gemm_class",
+              IntegerAttr::get(IntegerType::get(op->getContext(), 64),
+                               it - classes.begin()));
+}
+
 /// Whether `mm` is y = x W^T: maps (m, k), (n, k), (m, n).
 bool isTransposedB(linalg::MatmulOp mm) {
   MLIRContext *ctx = mm.getContext();
@@ -289,7 +301,6 @@ struct TxCpuTileAndVectorizePass
     }
     // Each GEMM gets the class of its shapes (see GemmClass).
     SmallVector<GemmClass> classes;
-    Builder b(&getContext());
     getOperation().walk([&](linalg::MatmulOp mm) {
       auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
       auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
@@ -299,10 +310,7 @@ struct TxCpuTileAndVectorizePass
                            std::lcm(tile[1], packedTile[1]));
       gemm.kc = cacheBlock(a.getDimSize(1), block[1],
                            std::lcm(tile[2], packedTile[2]));
-      auto *it = llvm::find(classes, gemm);
-      if (it == classes.end())
-        it = classes.insert(classes.end(), gemm);
-      mm->setAttr("tx.gemm_class", b.getI64IntegerAttr(it - classes.begin()));
+      tagClass(mm, classes, gemm);
     });
     // Cache blocks, then packing, then register tiles.
     std::string blocks = kScriptHead;
@@ -328,11 +336,7 @@ struct TxCpuTileAndVectorizePass
         t = packedTile;
       int64_t rows = a.getDimSize(0);
       bool peel = ShapedType::isDynamic(rows) || rows % t[0] != 0;
-      auto key = std::make_pair(t, peel);
-      auto *it = llvm::find(tiles, key);
-      if (it == tiles.end())
-        it = tiles.insert(tiles.end(), key);
-      mm->setAttr("tx.gemm_class", b.getI64IntegerAttr(it - tiles.begin()));
+      tagClass(mm, tiles, std::make_pair(t, peel));
     });
     std::string script = kScriptHead;
     for (auto [index, key] : llvm::enumerate(tiles))

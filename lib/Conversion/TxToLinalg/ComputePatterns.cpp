@@ -34,13 +34,14 @@ static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
   auto outType = cast<MemRefType>(out.getType());
   Type elemType = outType.getElementType();
   auto wType = MemRefType::get(
-      {layer.getOutFeatures(), layer.getInFeatures()}, elemType);
+      {static_cast<int64_t>(layer.getOutFeatures()),
+       static_cast<int64_t>(layer.getInFeatures())}, elemType);
   Value w = memref::GetGlobalOp::create(
       b, loc, wType, getWeightGlobalName(layer.getSymName()));
 
   // Initialise the accumulator with the bias (broadcast) or zero.
   if (layer.getBias()) {
-    auto bType = MemRefType::get({layer.getOutFeatures()}, elemType);
+    auto bType = MemRefType::get({static_cast<int64_t>(layer.getOutFeatures())}, elemType);
     Value bias = memref::GetGlobalOp::create(
         b, loc, bType, getBiasGlobalName(layer.getSymName()));
     buildElementwise(b, loc, ValueRange{bias}, out,

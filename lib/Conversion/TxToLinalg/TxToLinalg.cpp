@@ -70,13 +70,14 @@ void tx::lowerTxSymbolsToGlobals(ModuleOp module) {
       std::string w = getWeightGlobalName(layer.getSymName());
       if (!symbols.lookup(w))
         createGlobal(b, layer,  w,
-                     MemRefType::get({layer.getOutFeatures(),
-                                      layer.getInFeatures()}, t),
+                     MemRefType::get({static_cast<int64_t>(layer.getOutFeatures()),
+                                      static_cast<int64_t>(layer.getInFeatures())},
+                                     t),
                      prefix + ".weight", stacking);
       std::string bias = getBiasGlobalName(layer.getSymName());
       if (layer.getBias() && !symbols.lookup(bias))
         createGlobal(b, layer, bias,
-                     MemRefType::get({layer.getOutFeatures()}, t),
+                     MemRefType::get({static_cast<int64_t>(layer.getOutFeatures())}, t),
                      prefix + ".bias", stacking);
     } else if (auto param = dyn_cast<ParamOp>(op)) {
       std::string p = getParamGlobalName(param.getSymName());

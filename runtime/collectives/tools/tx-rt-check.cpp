@@ -49,11 +49,6 @@ template <typename T> struct Mat {
 
 float base(int64_t i, int64_t j) { return float((i * 7 + j * 3) % 11) - 5; }
 
-template <typename T> T enc(float f);
-template <typename T> float dec(T v);
-template <> float enc<float>(float f) { return f; }
-template <> float dec<float>(float v) { return v; }
-
 struct BF16 { uint16_t bits; };
 struct F16 { uint16_t bits; };
 

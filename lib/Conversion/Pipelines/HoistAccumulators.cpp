@@ -25,30 +25,19 @@ using namespace mlir;
 namespace {
 
 /// Whether `op` (or an op nested in it) may read or write memory that may
-/// alias `buffer`; ops of unknown effects may.
+/// alias `buffer`, as AliasAnalysis::getModRef answers (ops of unknown
+/// effects may). Ops with recursive effects answer ModRef for everything, so
+/// their nested ops are asked one by one instead, as the fusion's stability
+/// check does.
 bool mayAccess(Operation *op, Value buffer, AliasAnalysis &aa) {
-  bool may = false;
-  op->walk([&](Operation *nested) {
-    if (may)
-      return WalkResult::interrupt();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (!effects) {
-      if (!nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-        may = true;
-      return WalkResult::advance();
-    }
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &e : instances) {
-      if (!isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()))
-        continue;
-      Value value = e.getValue();
-      if (!value || !aa.alias(value, buffer).isNo())
-        may = true;
-    }
-    return WalkResult::advance();
-  });
-  return may;
+  return op
+      ->walk([&](Operation *nested) {
+        if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+            aa.getModRef(nested, buffer).isNoModRef())
+          return WalkResult::advance();
+        return WalkResult::interrupt();
+      })
+      .wasInterrupted();
 }
 
 /// The transfer_write in `loop`'s body that writes back what `read` read:
@@ -67,8 +56,10 @@ vector::TransferWriteOp matchingWrite(scf::ForOp loop,
   return {};
 }
 
-/// Hoists one read/write pair out of `loop`; true when it did.
-bool hoistOne(RewriterBase &rewriter, scf::ForOp loop, AliasAnalysis &aa) {
+/// Hoists one read/write pair out of `loop`: the loop that replaces it, or
+/// null when there was none to hoist.
+scf::ForOp hoistOne(RewriterBase &rewriter, scf::ForOp loop,
+                     AliasAnalysis &aa) {
   Block *body = loop.getBody();
   for (auto read : body->getOps<vector::TransferReadOp>()) {
     if (read.getMask() || !isa<MemRefType>(read.getBase().getType()) ||
@@ -95,35 +86,32 @@ bool hoistOne(RewriterBase &rewriter, scf::ForOp loop, AliasAnalysis &aa) {
           return SmallVector<Value>{stored};
         });
     if (failed(carried))
-      return false;
-    Operation *newLoop = carried->getOperation();
+      return {};
+    auto newLoop = cast<scf::ForOp>(carried->getOperation());
     rewriter.moveOpAfter(write, newLoop);
     rewriter.modifyOpInPlace(write, [&] {
       write.getValueToStoreMutable().assign(newLoop->getResults().back());
     });
-    return true;
+    return newLoop;
   }
-  return false;
+  return {};
 }
 
 } // namespace
 
 void tx::hoistLoopAccumulators(Operation *root) {
   IRRewriter rewriter(root->getContext());
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    // Innermost loops first; a hoist replaces the loop, so restart the walk.
-    root->walk([&](func::FuncOp func) {
-      AliasAnalysis aa(func);
-      tx::addTxAliasAnalysis(aa);
-      func.walk<WalkOrder::PostOrder>([&](scf::ForOp loop) {
-        if (!hoistOne(rewriter, loop, aa))
-          return WalkResult::advance();
-        changed = true;
-        return WalkResult::interrupt();
-      });
-      return changed ? WalkResult::interrupt() : WalkResult::advance();
-    });
-  }
+  root->walk([&](func::FuncOp func) {
+    AliasAnalysis aa(func);
+    tx::addTxAliasAnalysis(aa);
+    // Innermost loops first, so that a pair hoisted out of a loop can move
+    // on out of its parent. A hoist replaces only the loop it leaves, so the
+    // loops collected around it stay valid.
+    SmallVector<scf::ForOp> loops;
+    func.walk<WalkOrder::PostOrder>(
+        [&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      while (scf::ForOp replaced = hoistOne(rewriter, loop, aa))
+        loop = replaced;
+  });
 }

@@ -62,8 +62,9 @@ toolkits = [d for d in [os.environ.get("CUDA_HOME"),
                         "/usr/local/cuda"] if d]
 def in_toolkit(*parts):
     return next((d for d in toolkits if os.path.exists(os.path.join(d, *parts))), None)
-toolkit_dir = in_toolkit("nvvm", "libdevice", "libdevice.10.bc") or in_toolkit("bin", "ptxas")
-if in_toolkit("nvvm", "libdevice", "libdevice.10.bc") or os.path.exists(
+with_libdevice = in_toolkit("nvvm", "libdevice", "libdevice.10.bc")
+toolkit_dir = with_libdevice or in_toolkit("bin", "ptxas")
+if with_libdevice or os.path.exists(
         "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"):
     config.available_features.add("libdevice")
 # GPU lowering (issue 6): the CUDA runtime's GPU-free checks, and the

@@ -1,10 +1,13 @@
 //===- TileAndVectorize.cpp - CPU tiling and vectorisation ----------------===//
 //
-// A transform-dialect script, instantiated with the tile sizes and applied
-// to the module: tile each linalg.matmul (M, N, K), peel the token loop so
-// that the main tiles are static (the remainder rows one by one), vectorise every static linalg op (GEMM
-// tiles become vector.contract), and lower contractions to outer products
-// (FMAs), transfers to 1-D loads and stores.
+// tx-cpu-tile-and-vectorize, as transform-dialect scripts generated per class
+// of GEMM shapes and applied in phases: cache blocks of the weight (N, K);
+// operands packed per block when a call has enough tokens (packGemms);
+// register tiles with the token loop peeled so that the main tiles are
+// static; vectorisation of every static linalg op (GEMM tiles become
+// vector.contract); accumulators kept in registers across the K loop
+// (hoistLoopAccumulators); contractions lowered to outer products (FMAs) and
+// transfers to 1-D loads and stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -274,31 +277,16 @@ struct TxCpuTileAndVectorizePass
     : tx::impl::TxCpuTileAndVectorizeBase<TxCpuTileAndVectorizePass> {
   using TxCpuTileAndVectorizeBase::TxCpuTileAndVectorizeBase;
   void runOnOperation() override {
-    SmallVector<int64_t> tile(gemmTile.begin(), gemmTile.end());
-    if (tile.empty())
-      tile = {8, 8, 8};
-    if (tile.size() != 3 || llvm::any_of(tile, [](int64_t t) { return t <= 0; })) {
-      getOperation().emitError("gemm-tile must be three positive sizes M,N,K");
+    std::optional<SmallVector<int64_t>> tile = sizes(
+        gemmTile, {8, 8, 8}, 1, "gemm-tile must be three positive sizes M,N,K");
+    std::optional<SmallVector<int64_t>> packedTile =
+        sizes(gemmPackedTile, {8, 32, 8}, 1,
+              "gemm-packed-tile must be three positive sizes M,N,K");
+    std::optional<SmallVector<int64_t>> block =
+        sizes(gemmCacheTile, {256, 256}, 0,
+              "gemm-cache-tile must be two sizes N,K (0: no cache blocking)");
+    if (!tile || !packedTile || !block)
       return signalPassFailure();
-    }
-    SmallVector<int64_t> packedTile(gemmPackedTile.begin(),
-                                    gemmPackedTile.end());
-    if (packedTile.empty())
-      packedTile = {8, 32, 8};
-    if (packedTile.size() != 3 ||
-        llvm::any_of(packedTile, [](int64_t t) { return t <= 0; })) {
-      getOperation().emitError(
-          "gemm-packed-tile must be three positive sizes M,N,K");
-      return signalPassFailure();
-    }
-    SmallVector<int64_t> block(gemmCacheTile.begin(), gemmCacheTile.end());
-    if (block.empty())
-      block = {256, 256};
-    if (block.size() != 2 || llvm::any_of(block, [](int64_t b) { return b < 0; })) {
-      getOperation().emitError(
-          "gemm-cache-tile must be two sizes N,K (0: no cache blocking)");
-      return signalPassFailure();
-    }
     // Each GEMM gets the class of its shapes (see GemmClass).
     SmallVector<GemmClass> classes;
     getOperation().walk([&](linalg::MatmulOp mm) {
@@ -306,10 +294,10 @@ struct TxCpuTileAndVectorizePass
       auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
       // Blocks that both register tiles divide.
       GemmClass gemm;
-      gemm.nc = cacheBlock(c.getDimSize(1), block[0],
-                           std::lcm(tile[1], packedTile[1]));
-      gemm.kc = cacheBlock(a.getDimSize(1), block[1],
-                           std::lcm(tile[2], packedTile[2]));
+      gemm.nc = cacheBlock(c.getDimSize(1), (*block)[0],
+                           std::lcm((*tile)[1], (*packedTile)[1]));
+      gemm.kc = cacheBlock(a.getDimSize(1), (*block)[1],
+                           std::lcm((*tile)[2], (*packedTile)[2]));
       tagClass(mm, classes, gemm);
     });
     // Cache blocks, then packing, then register tiles.
@@ -329,11 +317,11 @@ struct TxCpuTileAndVectorizePass
         return;
       auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
       auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
-      SmallVector<int64_t> t = tile;
+      SmallVector<int64_t> t = *tile;
       if (mm->hasAttr("tx.packed") && !c.isDynamicDim(1) &&
-          !a.isDynamicDim(1) && c.getDimSize(1) % packedTile[1] == 0 &&
-          a.getDimSize(1) % packedTile[2] == 0)
-        t = packedTile;
+          !a.isDynamicDim(1) && c.getDimSize(1) % (*packedTile)[1] == 0 &&
+          a.getDimSize(1) % (*packedTile)[2] == 0)
+        t = *packedTile;
       int64_t rows = a.getDimSize(0);
       bool peel = ShapedType::isDynamic(rows) || rows % t[0] != 0;
       tagClass(mm, tiles, std::make_pair(t, peel));
@@ -353,6 +341,20 @@ struct TxCpuTileAndVectorizePass
     tx::hoistLoopAccumulators(getOperation());
     if (failed(applyScript(kLower)))
       return signalPassFailure();
+  }
+
+  /// The sizes of a list option: `defaults` when it is empty; none (and an
+  /// error) when it has another count or a size below `min`.
+  std::optional<SmallVector<int64_t>> sizes(ArrayRef<int64_t> option,
+                                            ArrayRef<int64_t> defaults,
+                                            int64_t min, StringRef message) {
+    SmallVector<int64_t> result(option.empty() ? defaults : option);
+    if (result.size() != defaults.size() ||
+        llvm::any_of(result, [&](int64_t v) { return v < min; })) {
+      getOperation().emitError(message);
+      return std::nullopt;
+    }
+    return result;
   }
 
   LogicalResult applyScript(StringRef script) {

@@ -11,7 +11,8 @@
 # GPU also: the runtime's device check, the Llama decoder layer (unfused and
 # fused) on the GPU against the CPU result, and a table of the fused QKV and
 # gate/up GEMMs (hidden 4096) against cuBLAS for decode (M=1, 16) and prefill
-# (M=512, 2048) shapes.
+# (M=512, 2048) shapes, in bf16, f16 (tensor cores), tf32 and f32; each
+# result checked exactly (bench/gpu/gemm.mlir.in).
 #
 # Environment: BUILD_DIR (default build-gpu-bench), CUDA_HOME
 # (/usr/local/cuda), LLVM_DIR (/usr/lib/llvm-22), CHIP (sm_90), JOBS (nproc),
@@ -68,21 +69,30 @@ fi
 HIDDEN=4096
 SHAPES="qkv:6144 gate_up:28672"
 MS="1 16 512 2048"
-TYPES="f16 f32"
-gemm_module() { # name M N T -> path of the lowered module
-  local name=$1 m=$2 n=$3 t=$4 out=$WORK/gemm_$1_$2_$4
-  sed -e "s/@M@/$m/g; s/@N@/$n/g; s/@K@/$HIDDEN/g; s/@T@/$t/g" \
+# Types: f32 (exact FMAs), tf32 (f32 data on TF32 tensor cores,
+# gemm-mma=tf32), f16 and bf16 (tensor cores, f32 accumulation).
+TYPES="bf16 f16 tf32 f32"
+gemm_module() { # name M N type -> path of the lowered module
+  local name=$1 m=$2 n=$3 t=$4 out=$WORK/gemm_$1_$2_$4 elem=$4 mma=auto
+  [ "$t" = tf32 ] && elem=f32 mma=tf32
+  sed -e "s/@M@/$m/g; s/@N@/$n/g; s/@K@/$HIDDEN/g; s/@T@/$elem/g" \
       -e "s/@ITERS@/$ITERS/g; s/@MLAST@/$((m - 1))/g; s/@NLAST@/$((n - 1))/g" \
+      -e "s/@MMID@/$(((m - 1) / 2))/g; s/@NMID@/$(((n - 1) / 3))/g" \
       "$ROOT/bench/gpu/gemm.mlir.in" > "$out.mlir"
-  "$TXOPT" "$out.mlir" --tx-to-nvvm="chip=$CHIP format=bin" > "$out.llvm.mlir"
+  "$TXOPT" "$out.mlir" --tx-to-nvvm="chip=$CHIP format=bin gemm-mma=$mma" \
+    > "$out.llvm.mlir"
   echo "$out.llvm.mlir"
+}
+# The exact y[m,n] of gemm.mlir.in's inputs.
+expected() { # M N m n
+  python3 -c "print(sum(((k + 3*$3) % 7 - 3) * (((k + $4) % 5 - 2) / 2) for k in range($HIDDEN)))"
 }
 
 step "benchmark GEMMs through ptxas ($CHIP)"
 if [ "$OFFLINE" = 1 ]; then
-  gemm_module qkv 2048 6144 f16 >/dev/null
-  gemm_module gate_up 16 28672 f32 >/dev/null
-  echo "   qkv M=2048 f16, gate_up M=16 f32: cubins ok"
+  for t in $TYPES; do gemm_module qkv 2048 6144 "$t" >/dev/null; done
+  gemm_module gate_up 16 28672 bf16 >/dev/null
+  echo "   qkv M=2048 ($TYPES), gate_up M=16 bf16: cubins ok"
 fi
 
 step "cuBLAS timer (nvcc)"
@@ -102,29 +112,35 @@ step "runtime on the device"
 "$BUILD/bin/tx-cuda-runtime-test" device
 
 step "Llama decoder layer: GPU against CPU (unfused and fused)"
-compare() { # a.npy b.npy label
-  python3 - "$1" "$2" "$3" <<'PY'
+compare() { # a.npy b.npy label rtol
+  python3 - "$1" "$2" "$3" "$4" <<'PY'
 import sys
 import numpy as np
 a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+rtol = float(sys.argv[4])
 err = float(np.max(np.abs(a - b))) if a.size else 0.0
-ok = a.shape == b.shape and np.allclose(a, b, rtol=1e-3, atol=1e-4)
+ok = a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=rtol / 10)
 print(f"   {sys.argv[3]}: shape {a.shape}, max |gpu - cpu| = {err:.3g}: "
       + ("ok" if ok else "MISMATCH"))
 sys.exit(0 if ok else 1)
 PY
 }
 EXAMPLE=$ROOT/examples/llama_decoder_layer.mlir
-for variant in unfused fused; do
-  prefix=""
-  [ "$variant" = fused ] && prefix="tx-fusion,"
+# tf32: the projections on TF32 tensor cores (mma.sync m16n8k8), the rest
+# as before; TF32 keeps 10 mantissa bits, hence the looser tolerance.
+for variant in unfused fused fused-tf32; do
+  prefix="" mma=auto rtol=1e-3
+  case "$variant" in
+    fused) prefix="tx-fusion," ;;
+    fused-tf32) prefix="tx-fusion," mma=tf32 rtol=2e-2 ;;
+  esac
   "$TXRUN" "$EXAMPLE" -e forward --tokens 8 --seed 3 \
     --pipeline="${prefix}tx-to-cpu" --output-dir "$WORK/cpu_$variant" >/dev/null
-  "$TXRUN" "$EXAMPLE" -e forward --tokens 8 --seed 3 \
-    --device=cuda --pipeline="${prefix}tx-to-nvvm{chip=$CHIP format=bin}" \
+  "$TXRUN" "$EXAMPLE" -e forward --tokens 8 --seed 3 --device=cuda \
+    --pipeline="${prefix}tx-to-nvvm{chip=$CHIP format=bin gemm-mma=$mma}" \
     --output-dir "$WORK/gpu_$variant" >/dev/null
   compare "$WORK/gpu_$variant/forward.0.npy" "$WORK/cpu_$variant/forward.0.npy" \
-    "$variant"
+    "$variant" "$rtol"
 done
 
 step "GEMM throughput against cuBLAS (K=$HIDDEN, $ITERS calls each)"
@@ -138,10 +154,11 @@ for shape in $SHAPES; do
       mod=$(gemm_module "$name" "$m" "$n" "$t")
       out=$("$LLVM/bin/mlir-runner" "$mod" -e main -entry-point-result=void \
         -shared-libs="$RUNNER_LIBS")
-      first=$(echo "$out" | sed -n 1p); last=$(echo "$out" | sed -n 2p)
-      tx=$(echo "$out" | sed -n 3p)
-      python3 -c "import sys; sys.exit(0 if abs($first-$HIDDEN/2)<1e-3*$HIDDEN and abs($last-$HIDDEN/2)<1e-3*$HIDDEN else 1)" ||
-        die "$name $t M=$m: wrong result ($first, $last; expected $((HIDDEN / 2)))"
+      got=$(echo "$out" | sed -n 1,3p | tr '\n' ' ')
+      tx=$(echo "$out" | sed -n 4p)
+      want="$(expected "$m" "$n" 0 0) $(expected "$m" "$n" $((m - 1)) $((n - 1))) $(expected "$m" "$n" $(((m - 1) / 2)) $(((n - 1) / 3)))"
+      python3 -c "import sys; g=[float(v) for v in '$got'.split()]; w=[float(v) for v in '$want'.split()]; sys.exit(0 if g == w else 1)" ||
+        die "$name $t M=$m: wrong result (y[0,0], y[M-1,N-1], y[mid]: $got; expected $want)"
       read -r _ _ _ _ _ cb_sync cb_b2b < <("$WORK/cublas_gemm" "$t" "$m" "$n" "$HIDDEN" "$ITERS")
       python3 - "$name" "$t" "$m" "$n" "$tx" "$cb_sync" "$cb_b2b" <<'PY'
 import sys

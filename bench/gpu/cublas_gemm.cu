@@ -1,6 +1,7 @@
 // cuBLAS reference for bench/gpu.sh: y[M,N] = x[M,K] * W[N,K]^T (the layout
-// of tx.linear), f32 (SGEMM, FP32 math) or f16 inputs with f32 output and
-// accumulation (GemmEx, tensor cores). Prints one line:
+// of tx.linear) with f32 output and accumulation: f32 (FP32 math), tf32
+// (f32 data, TF32 tensor-core math), f16 or bf16 inputs (tensor cores).
+// Prints one line:
 //   cublas <dtype> M N K <seconds per call, synchronised> <seconds, back to back>
 // "synchronised" waits after every call, as the tx host code does today.
 #include <cublas_v2.h>
@@ -33,13 +34,20 @@
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s f32|f16 M N K [iterations]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s f32|tf32|f16|bf16 M N K [iterations]\n",
+                 argv[0]);
     return 2;
   }
   bool f16 = std::strcmp(argv[1], "f16") == 0;
+  bool bf16 = std::strcmp(argv[1], "bf16") == 0;
+  bool tf32 = std::strcmp(argv[1], "tf32") == 0;
+  if (!f16 && !bf16 && !tf32 && std::strcmp(argv[1], "f32") != 0) {
+    std::fprintf(stderr, "cublas_gemm: unknown type '%s'\n", argv[1]);
+    return 2;
+  }
   long m = std::atol(argv[2]), n = std::atol(argv[3]), k = std::atol(argv[4]);
   int iters = argc > 5 ? std::atoi(argv[5]) : 20;
-  size_t inBytes = f16 ? 2 : 4;
+  size_t inBytes = f16 || bf16 ? 2 : 4;
   void *x, *w, *y;
   CHECK_CUDA(cudaMalloc(&x, m * k * inBytes));
   CHECK_CUDA(cudaMalloc(&w, n * k * inBytes));
@@ -49,13 +57,15 @@ int main(int argc, char **argv) {
   cublasHandle_t handle;
   CHECK_CUBLAS(cublasCreate(&handle));
   float alpha = 1.0f, beta = 1.0f;
-  cudaDataType_t in = f16 ? CUDA_R_16F : CUDA_R_32F;
+  cudaDataType_t in = f16 ? CUDA_R_16F : bf16 ? CUDA_R_16BF : CUDA_R_32F;
+  cublasComputeType_t compute =
+      tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   // Row-major y = x W^T is column-major y^T = W x^T: op(A) = W (transposed
   // view of the K x N column-major W), B = x^T (K x M).
   auto gemm = [&] {
     return cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, w,
                         in, k, x, in, k, &beta, y, CUDA_R_32F, n,
-                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                        compute, CUBLAS_GEMM_DEFAULT);
   };
   CHECK_CUBLAS(gemm());
   CHECK_CUDA(cudaDeviceSynchronize());

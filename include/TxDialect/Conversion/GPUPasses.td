@@ -95,33 +95,68 @@ def TxGPUApproximateMath : Pass<"tx-gpu-approximate-math"> {
 
 def TxGPUTileContractions : Pass<"tx-gpu-tile-contractions", "ModuleOp"> {
   let summary = "Lower linalg contractions on buffers to shared-memory tiled "
-                "gpu.launch kernels";
+                "gpu.launch kernels, on tensor cores where the types allow";
   let description = [{
     Every linalg contraction on buffers with one M, one N and one K dimension
     (and at most one batch dimension) -- linalg.matmul in any of its
     transposed forms, linalg.batch_matmul, or a linalg.generic that is a
-    contraction -- becomes one `gpu.launch`:
+    contraction -- becomes one `gpu.launch` whose grid tiles the output into
+    `BM x BN` blocks (batch on grid z). The K loop walks `BK`-deep slices:
+    the block stages the A and B slices in workgroup (shared) memory with
+    cooperative, coalesced, bounds-checked loads, `gpu.barrier`, accumulates
+    from shared memory, `gpu.barrier`. Two kernels:
 
-    * the grid tiles the output into `BM x BN` blocks (batch on grid z);
-    * each block has `(BM/RM) x (BN/RN)` threads, each owning an `RM x RN`
-      register tile of accumulators (interleaved so that stores coalesce);
-    * the K loop walks `BK`-deep slices: the block stages the A and B slices
-      in workgroup (shared) memory with cooperative, bounds-checked loads,
-      `gpu.barrier`, accumulates from shared memory, `gpu.barrier`.
+    * **tensor cores** (`mma=auto` on sm_80 and newer): A and B f16 or bf16
+      (or f32 with `mma=tf32`, rounded to TF32 when staged), the output f32,
+      and a body that is `acc + a * b`. The block has `(BM/WM) x (BN/WN)`
+      warps; each holds a `WM x WN` tile of f32 accumulators as mma.sync
+      fragments (`m16n8k16`, TF32 `m16n8k8`), loads its 16-bit operand
+      fragments with `ldmatrix` from the K-contiguous shared tiles, and
+      issues `(WM/16) x (WN/8)` mma.sync per 16-deep step.
+    * **SIMT** (every other contraction): `(BM/RM) x (BN/RN)` threads, each
+      owning an `RM x RN` register tile of accumulators (interleaved so that
+      stores coalesce); the contraction body (mul/add, with any casts) is
+      cloned per accumulator, so the element types are whatever the op says.
 
-    The contraction body (mul/add, with any casts such as f16 -> f32) is
-    cloned per accumulator, so the element types are whatever the op says.
     Other linalg ops are left for the parallel-loop path.
   }];
   let options = [
     ListOption<"blockTile", "block-tile", "int64_t",
-               "Output tile of one thread block and K slice depth: BM,BN,BK">,
+               "SIMT kernel: output tile of one thread block and K slice "
+               "depth BM,BN,BK (default 64,64,16)">,
     ListOption<"threadTile", "thread-tile", "int64_t",
-               "Output tile of one thread: RM,RN">,
+               "SIMT kernel: output tile of one thread RM,RN (default 4,4)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip; tensor cores are used from sm_80">,
+    Option<"mma", "mma", "std::string", /*default=*/"\"auto\"",
+           "Tensor cores: auto (f16/bf16 GEMMs), tf32 (also f32 GEMMs, with "
+           "operands rounded to TF32) or off">,
+    ListOption<"mmaBlockTile", "mma-block-tile", "int64_t",
+               "Tensor-core kernel: BM,BN,BK (default 64,64,32)">,
+    ListOption<"mmaWarpTile", "mma-warp-tile", "int64_t",
+               "Tensor-core kernel: output tile of one warp WM,WN "
+               "(default 32,32)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def TxGPUAlignWorkgroupBuffers
+    : Pass<"tx-gpu-align-workgroup-buffers", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Align the workgroup (shared-memory) buffers of kernels";
+  let description = [{
+    Gives every workgroup attribution of the module's `gpu.func`s an
+    `llvm.align` of at least `alignment` bytes. The lowering otherwise aligns
+    a shared buffer to its element size, while `ldmatrix` and vector accesses
+    need 16-byte aligned rows.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
+           "Minimum alignment in bytes">,
   ];
 }
 

@@ -40,6 +40,18 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
   PassOptions::ListOption<int64_t> gemmThreadTile{
       *this, "gemm-thread-tile",
       llvm::cl::desc("GEMM per-thread register tile RM,RN (default 4,4)")};
+  PassOptions::Option<std::string> gemmMma{
+      *this, "gemm-mma",
+      llvm::cl::desc("Tensor cores for GEMMs (sm_80 and newer): auto "
+                     "(f16/bf16 operands with an f32 accumulator), tf32 "
+                     "(also f32 GEMMs, operands rounded to TF32), off"),
+      llvm::cl::init("auto")};
+  PassOptions::ListOption<int64_t> gemmMmaBlockTile{
+      *this, "gemm-mma-block-tile",
+      llvm::cl::desc("Tensor-core GEMM block tile BM,BN,BK (default 64,64,32)")};
+  PassOptions::ListOption<int64_t> gemmMmaWarpTile{
+      *this, "gemm-mma-warp-tile",
+      llvm::cl::desc("Tensor-core GEMM per-warp tile WM,WN (default 32,32)")};
   PassOptions::ListOption<int64_t> loopTileSizes{
       *this, "loop-tile-sizes",
       llvm::cl::desc("Threads per block along each dimension of the "

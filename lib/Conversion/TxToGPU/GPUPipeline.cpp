@@ -81,6 +81,12 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
                         options.gemmBlockTile.end());
   gemm.threadTile.assign(options.gemmThreadTile.begin(),
                          options.gemmThreadTile.end());
+  gemm.chip = options.chip;
+  gemm.mma = options.gemmMma;
+  gemm.mmaBlockTile.assign(options.gemmMmaBlockTile.begin(),
+                           options.gemmMmaBlockTile.end());
+  gemm.mmaWarpTile.assign(options.gemmMmaWarpTile.begin(),
+                          options.gemmMmaWarpTile.end());
   pm.addPass(createTxGPUTileContractions(gemm));
 
   // Reductions stay sequential loops inside the parallel dimensions; the
@@ -98,7 +104,10 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
                       "func.func(gpu-map-parallel-loops),"
                       "convert-parallel-loops-to-gpu");
   pm.addPass(createTxGPUHostRegister());
-  addUpstream(pm, "gpu-kernel-outlining,lower-affine,canonicalize");
+  addUpstream(pm, "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+                  "lower-affine,canonicalize");
+  // ldmatrix reads 16-byte rows of the shared tiles.
+  pm.addNestedPass<gpu::GPUModuleOp>(createTxGPUAlignWorkgroupBuffers());
 
   // gpu-lower-to-nvvm-pipeline, spelled out so that the toolkit is explicit:
   // libdevice linked into every kernel module (math functions) and ptxas

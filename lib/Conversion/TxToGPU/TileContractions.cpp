@@ -2,21 +2,29 @@
 //
 // The generic parallel-loop path maps one output element to one thread and
 // reads A and B straight from global memory for every multiply: fine for
-// elementwise ops, a waste of bandwidth for GEMMs. This pass builds the
-// classic tiled kernel for every linalg contraction instead: a block owns a
-// BM x BN output tile, stages BK-deep slices of A and B in shared memory, and
-// each thread accumulates an RM x RN register tile from them.
+// elementwise ops, a waste of bandwidth for GEMMs. This pass builds a tiled
+// kernel for every linalg contraction instead: a block owns a BM x BN output
+// tile and stages BK-deep slices of A and B in shared memory. Where the
+// element types and the chip allow, warps accumulate with tensor-core
+// mma.sync (MmaGemmKernel.cpp); elsewhere each thread accumulates an RM x RN
+// register tile with the op's own body (the SIMT kernel here).
 //
 //===----------------------------------------------------------------------===//
+
+#include "GemmKernels.h"
 
 #include "TxDialect/Conversion/GPUPipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
@@ -29,23 +37,8 @@ namespace mlir::tx {
 
 using namespace mlir;
 
-namespace {
+namespace mlir::tx::gpu_gemm {
 
-struct GemmTiling {
-  int64_t bm = 64, bn = 64, bk = 16, rm = 4, rn = 4;
-  int64_t threadsM() const { return bm / rm; }
-  int64_t threadsN() const { return bn / rn; }
-  int64_t threads() const { return threadsM() * threadsN(); }
-};
-
-/// The loop dimensions of a contraction this pass handles.
-struct GemmDims {
-  std::optional<unsigned> batch;
-  unsigned m, n, k;
-};
-
-/// The dimensions of `op` when it is a contraction this kernel generator
-/// handles; other ops take the generic parallel-loop path.
 FailureOr<GemmDims> matchGemm(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
@@ -68,87 +61,114 @@ FailureOr<GemmDims> matchGemm(linalg::LinalgOp op) {
   return result;
 }
 
-/// Builds the kernel that replaces one contraction.
-class GemmKernelBuilder {
+SmallVector<Value> KernelBuilderBase::indicesOf(OpOperand &operand,
+                                                ArrayRef<Value> loopValues) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<Value> indices;
+  for (unsigned i = 0, e = map.getNumResults(); i < e; ++i)
+    indices.push_back(loopValues[map.getDimPosition(i)]);
+  return indices;
+}
+
+Value KernelBuilderBase::guardedLoad(OpOperand &operand, Value inBounds,
+                                     ArrayRef<Value> loopValues) {
+  Type elementType = getElementTypeOrSelf(operand.get().getType());
+  auto ifOp = scf::IfOp::create(
+      b, loc, inBounds,
+      [&](OpBuilder &nb, Location l) {
+        Value v = memref::LoadOp::create(nb, l, operand.get(),
+                                         indicesOf(operand, loopValues));
+        scf::YieldOp::create(nb, l, v);
+      },
+      [&](OpBuilder &nb, Location l) {
+        Value z = arith::ConstantOp::create(
+            nb, l, cast<TypedAttr>(nb.getZeroAttr(elementType)));
+        scf::YieldOp::create(nb, l, z);
+      });
+  return ifOp.getResult(0);
+}
+
+void KernelBuilderBase::guardedStore(Value value, OpOperand &operand,
+                                     Value inBounds,
+                                     ArrayRef<Value> loopValues) {
+  scf::IfOp::create(b, loc, inBounds, [&](OpBuilder &nb, Location l) {
+    memref::StoreOp::create(nb, l, value, operand.get(),
+                            indicesOf(operand, loopValues));
+    scf::YieldOp::create(nb, l);
+  });
+}
+
+SmallVector<Value> KernelBuilderBase::outputPoint(Value row, Value col,
+                                                  Value batchId) {
+  SmallVector<Value> loopValues(op.getNumLoops());
+  loopValues[dims.m] = row;
+  loopValues[dims.n] = col;
+  if (dims.batch)
+    loopValues[*dims.batch] = batchId;
+  return loopValues;
+}
+
+void KernelBuilderBase::stageTile(OpOperand &operand, Value shared,
+                                  SharedLayout layout, unsigned rowDim,
+                                  int64_t tileRows, int64_t tileK,
+                                  int64_t threads, Value rowBase,
+                                  Value rowSize, Value k0, Value kSize,
+                                  Value tid, Value batchId,
+                                  function_ref<Value(Value)> convert) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  bool kInnermost = map.getDimPosition(map.getNumResults() - 1) == dims.k;
+  int64_t perThread = tileRows * tileK / threads;
+  int64_t inner = kInnermost ? tileK : tileRows;
+  // Element `tid + l * threads` of the tile, split into (outer, inner). When
+  // the block spans whole inner rows the split is the same for every l up
+  // to a constant outer offset: one div/rem instead of one per element.
+  Value tidOuter, tidInner;
+  if (threads % inner == 0) {
+    tidOuter = div(tid, inner);
+    tidInner = rem(tid, inner);
+  }
+  for (int64_t l = 0; l < perThread; ++l) {
+    Value outerPos, innerPos;
+    if (tidOuter) {
+      outerPos = add(tidOuter, cst(l * (threads / inner)));
+      innerPos = tidInner;
+    } else {
+      Value idx = add(tid, cst(l * threads));
+      outerPos = div(idx, inner);
+      innerPos = rem(idx, inner);
+    }
+    Value row = kInnermost ? outerPos : innerPos;
+    Value kk = kInnermost ? innerPos : outerPos;
+    Value globalRow = add(rowBase, row);
+    Value globalK = add(k0, kk);
+    Value inBounds = both(lt(globalRow, rowSize), lt(globalK, kSize));
+    SmallVector<Value> loopValues(op.getNumLoops());
+    loopValues[rowDim] = globalRow;
+    loopValues[dims.k] = globalK;
+    if (dims.batch)
+      loopValues[*dims.batch] = batchId;
+    Value v = guardedLoad(operand, inBounds, loopValues);
+    if (convert)
+      v = convert(v);
+    SmallVector<Value, 2> at = layout == SharedLayout::KMajor
+                                   ? SmallVector<Value, 2>{kk, row}
+                                   : SmallVector<Value, 2>{row, kk};
+    memref::StoreOp::create(b, loc, v, shared, at);
+  }
+}
+
+namespace {
+
+/// Builds the SIMT kernel that replaces one contraction.
+class SimtKernelBuilder : public KernelBuilderBase {
 public:
-  GemmKernelBuilder(linalg::LinalgOp op, GemmDims dims, GemmTiling tiling,
+  SimtKernelBuilder(linalg::LinalgOp op, GemmDims dims, SimtTiling tiling,
                     RewriterBase &rewriter)
-      : op(op), dims(dims), t(tiling), b(rewriter), loc(op.getLoc()) {}
+      : KernelBuilderBase(op, dims, rewriter), t(tiling) {}
 
   void build();
 
 private:
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
-  Value zeroOf(Type type) {
-    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
-  }
-
-  /// Indices into `operand` for the loop point `loopValues` (one value per
-  /// loop dimension, null where the operand does not depend on it).
-  SmallVector<Value> indicesOf(OpOperand &operand, ArrayRef<Value> loopValues) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    SmallVector<Value> indices;
-    for (unsigned i = 0, e = map.getNumResults(); i < e; ++i)
-      indices.push_back(loopValues[map.getDimPosition(i)]);
-    return indices;
-  }
-
-  /// `if (inBounds) load operand[loopValues] else 0`.
-  Value guardedLoad(OpOperand &operand, Value inBounds,
-                    ArrayRef<Value> loopValues) {
-    Type elementType = getElementTypeOrSelf(operand.get().getType());
-    auto ifOp = scf::IfOp::create(
-        b, loc, inBounds,
-        [&](OpBuilder &nb, Location l) {
-          Value v = memref::LoadOp::create(nb, l, operand.get(),
-                                           indicesOf(operand, loopValues));
-          scf::YieldOp::create(nb, l, v);
-        },
-        [&](OpBuilder &nb, Location l) {
-          Value z = arith::ConstantOp::create(
-              nb, l, cast<TypedAttr>(nb.getZeroAttr(elementType)));
-          scf::YieldOp::create(nb, l, z);
-        });
-    return ifOp.getResult(0);
-  }
-
-  /// Copies the tile of `operand` (rows along loop dim `rowDim`, `tileRows`
-  /// of them from `rowBase`, bounded by `rowSize`; the K slice from `k0`)
-  /// into `shared[kk][row]`. Consecutive threads take consecutive elements
-  /// of whichever of the two dimensions is innermost in the operand, so the
-  /// global loads coalesce.
-  void stageTile(OpOperand &operand, Value shared, unsigned rowDim,
-                 int64_t tileRows, Value rowBase, Value rowSize, Value k0,
-                 Value kSize, Value tid, Value batchId) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    bool kInnermost = map.getDimPosition(map.getNumResults() - 1) == dims.k;
-    int64_t perThread = tileRows * t.bk / t.threads();
-    for (int64_t l = 0; l < perThread; ++l) {
-      Value idx = add(tid, cst(l * t.threads()));
-      int64_t inner = kInnermost ? t.bk : tileRows;
-      Value outerPos = arith::DivUIOp::create(b, loc, idx, cst(inner));
-      Value innerPos = arith::RemUIOp::create(b, loc, idx, cst(inner));
-      Value row = kInnermost ? outerPos : innerPos;
-      Value kk = kInnermost ? innerPos : outerPos;
-      Value globalRow = add(rowBase, row);
-      Value globalK = add(k0, kk);
-      Value inBounds = arith::AndIOp::create(b, loc, lt(globalRow, rowSize),
-                                             lt(globalK, kSize));
-      SmallVector<Value> loopValues(op.getNumLoops());
-      loopValues[rowDim] = globalRow;
-      loopValues[dims.k] = globalK;
-      if (dims.batch)
-        loopValues[*dims.batch] = batchId;
-      Value v = guardedLoad(operand, inBounds, loopValues);
-      memref::StoreOp::create(b, loc, v, shared, ValueRange{kk, row});
-    }
-  }
-
   /// The contraction body applied to (a, b, acc): a clone of the op's region.
   Value applyBody(Value aValue, Value bValue, Value acc) {
     Block *body = op.getBlock();
@@ -173,14 +193,10 @@ private:
     return mapping.lookup(body->getTerminator()->getOperand(0));
   }
 
-  linalg::LinalgOp op;
-  GemmDims dims;
-  GemmTiling t;
-  RewriterBase &b;
-  Location loc;
+  SimtTiling t;
 };
 
-void GemmKernelBuilder::build() {
+void SimtKernelBuilder::build() {
   OpOperand *aOperand = op.getDpsInputOperand(0);
   OpOperand *bOperand = op.getDpsInputOperand(1);
   OpOperand *cOperand = op.getDpsInitOperand(0);
@@ -231,22 +247,13 @@ void GemmKernelBuilder::build() {
     cols.push_back(add(n0, add(tx, cst(c * t.threadsN()))));
     colOk.push_back(lt(cols.back(), nSize));
   }
-  auto outputPoint = [&](int64_t r, int64_t c) {
-    SmallVector<Value> loopValues(op.getNumLoops());
-    loopValues[dims.m] = rows[r];
-    loopValues[dims.n] = cols[c];
-    if (dims.batch)
-      loopValues[*dims.batch] = batchId;
-    return loopValues;
-  };
 
   // Accumulators start from the output (linalg contractions accumulate).
   SmallVector<Value> accInit;
   for (int64_t r = 0; r < t.rm; ++r)
-    for (int64_t c = 0; c < t.rn; ++c) {
-      Value ok = arith::AndIOp::create(b, loc, rowOk[r], colOk[c]);
-      accInit.push_back(guardedLoad(*cOperand, ok, outputPoint(r, c)));
-    }
+    for (int64_t c = 0; c < t.rn; ++c)
+      accInit.push_back(guardedLoad(*cOperand, both(rowOk[r], colOk[c]),
+                                    outputPoint(rows[r], cols[c], batchId)));
 
   Value kTiles = arith::CeilDivUIOp::create(b, loc, kSize, cst(t.bk));
   auto kLoop = scf::ForOp::create(b, loc, cst(0), kTiles, one, accInit);
@@ -254,10 +261,10 @@ void GemmKernelBuilder::build() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value k0 = mul(kLoop.getInductionVar(), cst(t.bk));
-    stageTile(*aOperand, aShared, dims.m, t.bm, m0, mSize, k0, kSize, tid,
-              batchId);
-    stageTile(*bOperand, bShared, dims.n, t.bn, n0, nSize, k0, kSize, tid,
-              batchId);
+    stageTile(*aOperand, aShared, SharedLayout::KMajor, dims.m, t.bm, t.bk,
+              t.threads(), m0, mSize, k0, kSize, tid, batchId);
+    stageTile(*bOperand, bShared, SharedLayout::KMajor, dims.n, t.bn, t.bk,
+              t.threads(), n0, nSize, k0, kSize, tid, batchId);
     gpu::BarrierOp::create(b, loc);
 
     // The K slice is unrolled: BK is a compile-time constant, and straight
@@ -283,23 +290,41 @@ void GemmKernelBuilder::build() {
   }
 
   for (int64_t r = 0; r < t.rm; ++r)
-    for (int64_t c = 0; c < t.rn; ++c) {
-      Value ok = arith::AndIOp::create(b, loc, rowOk[r], colOk[c]);
-      Value acc = kLoop.getResult(r * t.rn + c);
-      scf::IfOp::create(b, loc, ok, [&](OpBuilder &nb, Location l) {
-        memref::StoreOp::create(nb, l, acc, cOperand->get(),
-                                indicesOf(*cOperand, outputPoint(r, c)));
-        scf::YieldOp::create(nb, l);
-      });
-    }
+    for (int64_t c = 0; c < t.rn; ++c)
+      guardedStore(kLoop.getResult(r * t.rn + c), *cOperand,
+                   both(rowOk[r], colOk[c]),
+                   outputPoint(rows[r], cols[c], batchId));
   gpu::TerminatorOp::create(b, loc);
+}
+
+} // namespace
+
+void buildSimtGemm(linalg::LinalgOp op, GemmDims dims, SimtTiling tiling,
+                   RewriterBase &rewriter) {
+  SimtKernelBuilder(op, dims, tiling, rewriter).build();
+}
+
+} // namespace mlir::tx::gpu_gemm
+
+namespace {
+
+using namespace mlir::tx::gpu_gemm;
+
+/// The SM version of `chip` ("sm_90a" -> 90), 0 when it is not one.
+int64_t smVersion(StringRef chip) {
+  int64_t version = 0;
+  if (!chip.consume_front("sm_"))
+    return 0;
+  chip.consume_back("a");
+  chip.consume_back("f");
+  return chip.getAsInteger(10, version) ? 0 : version;
 }
 
 struct TxGPUTileContractionsPass
     : public tx::impl::TxGPUTileContractionsBase<TxGPUTileContractionsPass> {
   using Base::Base;
 
-  LogicalResult checkTiling(GemmTiling &t) {
+  LogicalResult checkSimtTiling(SimtTiling &t) {
     ModuleOp module = getOperation();
     if (!blockTile.empty()) {
       if (blockTile.size() != 3)
@@ -332,13 +357,68 @@ struct TxGPUTileContractionsPass
     return success();
   }
 
+  LogicalResult checkMmaTiling(MmaTiling &t) {
+    ModuleOp module = getOperation();
+    if (!mmaBlockTile.empty()) {
+      if (mmaBlockTile.size() != 3)
+        return module.emitError("tx-gpu-tile-contractions: mma-block-tile "
+                                "takes three sizes BM,BN,BK");
+      t.bm = mmaBlockTile[0], t.bn = mmaBlockTile[1], t.bk = mmaBlockTile[2];
+    }
+    if (!mmaWarpTile.empty()) {
+      if (mmaWarpTile.size() != 2)
+        return module.emitError("tx-gpu-tile-contractions: mma-warp-tile "
+                                "takes two sizes WM,WN");
+      t.wm = mmaWarpTile[0], t.wn = mmaWarpTile[1];
+    }
+    if (t.wm <= 0 || t.wn <= 0 || t.bm <= 0 || t.bn <= 0 || t.bk <= 0 ||
+        t.wm % 16 || t.wn % 8 || t.bk % 16 || t.bm % t.wm || t.bn % t.wn)
+      return module.emitError()
+             << "tx-gpu-tile-contractions: tensor-core tiles need WM a "
+                "multiple of 16, WN of 8, BK of 16, and warp tiles dividing "
+                "the block tile (got block "
+             << t.bm << "x" << t.bn << "x" << t.bk << ", warp " << t.wm << "x"
+             << t.wn << ")";
+    if (t.threads() > 1024)
+      return module.emitError()
+             << "tx-gpu-tile-contractions: " << t.threads() / 32
+             << " warps per block exceed the CUDA limit of 1024 threads";
+    if ((t.bm * t.bk) % t.threads() || (t.bn * t.bk) % t.threads())
+      return module.emitError()
+             << "tx-gpu-tile-contractions: the " << t.threads()
+             << " threads of a block must divide the A and B tiles ("
+             << t.bm * t.bk << " and " << t.bn * t.bk << " elements)";
+    return success();
+  }
+
   void runOnOperation() override {
-    GemmTiling tiling;
-    if (failed(checkTiling(tiling)))
+    ModuleOp module = getOperation();
+    SimtTiling simt;
+    MmaTiling mmaTiling;
+    if (failed(checkSimtTiling(simt)) || failed(checkMmaTiling(mmaTiling)))
       return signalPassFailure();
+    if (mma != "auto" && mma != "tf32" && mma != "off") {
+      module.emitError() << "tx-gpu-tile-contractions: unknown mma mode '"
+                         << mma << "' (expected auto, tf32 or off)";
+      return signalPassFailure();
+    }
+    int64_t sm = smVersion(chip);
+    if (sm == 0) {
+      module.emitError() << "tx-gpu-tile-contractions: unknown chip '" << chip
+                         << "' (expected sm_NN)";
+      return signalPassFailure();
+    }
+    // mma.sync m16n8k16 (f16/bf16) and m16n8k8 (tf32) need Ampere or newer.
+    bool tensorCores = mma != "off" && sm >= 80;
+    if (mma == "tf32" && !tensorCores) {
+      module.emitError() << "tx-gpu-tile-contractions: mma=tf32 needs TF32 "
+                            "tensor cores (sm_80 or newer), not "
+                         << chip;
+      return signalPassFailure();
+    }
 
     SmallVector<std::pair<linalg::LinalgOp, GemmDims>> gemms;
-    getOperation().walk([&](linalg::LinalgOp op) {
+    module.walk([&](linalg::LinalgOp op) {
       // Already inside a kernel: leave it to the device-side lowering.
       if (op->getParentOfType<gpu::LaunchOp>() ||
           op->getParentOfType<gpu::GPUModuleOp>())
@@ -348,21 +428,38 @@ struct TxGPUTileContractionsPass
     });
 
     const int64_t sharedLimit = 48 * 1024;
+    auto checkShared = [&](linalg::LinalgOp op,
+                           int64_t bytes) -> LogicalResult {
+      if (bytes <= sharedLimit)
+        return success();
+      return op.emitError() << "tx-gpu-tile-contractions: the A and B tiles "
+                               "need "
+                            << bytes << " bytes of shared memory, over the "
+                            << sharedLimit << " a block gets without opt-in";
+    };
+    auto bytesOf = [](Value v) {
+      return (int64_t)llvm::divideCeil(
+          getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth(), 8);
+    };
     IRRewriter rewriter(&getContext());
     for (auto [op, dims] : gemms) {
-      auto bytes = [&](Value v) {
-        return (int64_t)llvm::divideCeil(
-            getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth(), 8);
-      };
-      int64_t shared = tiling.bk * (tiling.bm * bytes(op.getDpsInputs()[0]) +
-                                    tiling.bn * bytes(op.getDpsInputs()[1]));
-      if (shared > sharedLimit) {
-        op.emitError() << "tx-gpu-tile-contractions: the A and B tiles need "
-                       << shared << " bytes of shared memory, over the "
-                       << sharedLimit << " a block gets without opt-in";
-        return signalPassFailure();
+      std::string why;
+      std::optional<MmaKind> kind =
+          tensorCores ? matchMma(op, mma == "tf32", why) : std::nullopt;
+      if (kind) {
+        int64_t pad = *kind == MmaKind::TF32 ? 4 : 8;
+        int64_t bytes = (mmaTiling.bm + mmaTiling.bn) * (mmaTiling.bk + pad) *
+                        (*kind == MmaKind::TF32 ? 4 : 2);
+        if (failed(checkShared(op, bytes)))
+          return signalPassFailure();
+        buildMmaGemm(op, dims, *kind, mmaTiling, rewriter);
+      } else {
+        int64_t bytes = simt.bk * (simt.bm * bytesOf(op.getDpsInputs()[0]) +
+                                   simt.bn * bytesOf(op.getDpsInputs()[1]));
+        if (failed(checkShared(op, bytes)))
+          return signalPassFailure();
+        buildSimtGemm(op, dims, simt, rewriter);
       }
-      GemmKernelBuilder(op, dims, tiling, rewriter).build();
       rewriter.eraseOp(op);
     }
   }

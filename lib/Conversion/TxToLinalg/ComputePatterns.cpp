@@ -39,16 +39,28 @@ static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
   Value w = memref::GetGlobalOp::create(
       b, loc, wType, getWeightGlobalName(layer.getSymName()));
 
+  // 16-bit floats accumulate in f32, as PyTorch's (and cuBLAS's) GEMMs do:
+  // the contraction writes an f32 buffer that is rounded into `out` at the
+  // end. (Accumulating in bf16 would round every partial sum.)
+  Type accType = elemType;
+  Value acc = out;
+  if (elemType.getIntOrFloatBitWidth() < 32) {
+    accType = b.getF32Type();
+    acc = allocLike(b, loc, MemRefType::get(outType.getShape(), accType), out);
+  }
+
   // Initialise the accumulator with the bias (broadcast) or zero.
   if (layer.getBias()) {
     auto bType = MemRefType::get({static_cast<int64_t>(layer.getOutFeatures())}, elemType);
     Value bias = memref::GetGlobalOp::create(
         b, loc, bType, getBiasGlobalName(layer.getSymName()));
-    buildElementwise(b, loc, ValueRange{bias}, out,
-                     [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    buildElementwise(b, loc, ValueRange{bias}, acc,
+                     [](OpBuilder &nb, Location nl, ValueRange a) {
+                       return toCompute(nb, nl, a[0]);
+                     });
   } else {
-    linalg::FillOp::create(b, loc, ValueRange{floatConst(b, loc, elemType, 0)},
-                           ValueRange{out});
+    linalg::FillOp::create(b, loc, ValueRange{floatConst(b, loc, accType, 0)},
+                           ValueRange{acc});
   }
 
   auto xType = cast<MemRefType>(x.getType());
@@ -65,38 +77,49 @@ static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
       (rank > 2 && memref::CollapseShapeOp::isGuaranteedCollapsible(
                        xType, reassoc));
   if (canCollapse) {
-    Value x2 = x, out2 = out;
+    Value x2 = x, acc2 = acc;
     if (rank > 2) {
       x2 = memref::CollapseShapeOp::create(b, loc, x, reassoc);
-      out2 = memref::CollapseShapeOp::create(b, loc, out, reassoc);
+      acc2 = memref::CollapseShapeOp::create(b, loc, acc, reassoc);
     }
+    // Mixed types (bf16 x bf16 -> f32) get the widening casts in the body.
     linalg::MatmulTransposeBOp::create(b, loc, ValueRange{x2, w},
-                                       ValueRange{out2});
-    return;
+                                       ValueRange{acc2});
+  } else {
+    // N-D contraction: loops (d0..d_{r-2}, n, k).
+    unsigned nLoops = rank + 1;
+    SmallVector<AffineExpr> xe, we, oe;
+    for (int64_t i = 0; i < rank - 1; ++i) {
+      xe.push_back(getAffineDimExpr(i, ctx));
+      oe.push_back(getAffineDimExpr(i, ctx));
+    }
+    AffineExpr n = getAffineDimExpr(rank - 1, ctx),
+               k = getAffineDimExpr(rank, ctx);
+    xe.push_back(k);
+    we = {n, k};
+    oe.push_back(n);
+    SmallVector<AffineMap> maps = {AffineMap::get(nLoops, 0, xe, ctx),
+                                   AffineMap::get(nLoops, 0, we, ctx),
+                                   AffineMap::get(nLoops, 0, oe, ctx)};
+    SmallVector<IteratorType> iters(nLoops, IteratorType::parallel);
+    iters.back() = IteratorType::reduction;
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{x, w}, ValueRange{acc}, maps, iters,
+        [](OpBuilder &nb, Location nl, ValueRange a) {
+          Value m = arith::MulFOp::create(nb, nl, toCompute(nb, nl, a[0]),
+                                          toCompute(nb, nl, a[1]));
+          linalg::YieldOp::create(
+              nb, nl, ValueRange{arith::AddFOp::create(nb, nl, a[2], m)});
+        });
   }
-  // N-D contraction: loops (d0..d_{r-2}, n, k).
-  unsigned nLoops = rank + 1;
-  SmallVector<AffineExpr> xe, we, oe;
-  for (int64_t i = 0; i < rank - 1; ++i) {
-    xe.push_back(getAffineDimExpr(i, ctx));
-    oe.push_back(getAffineDimExpr(i, ctx));
-  }
-  AffineExpr n = getAffineDimExpr(rank - 1, ctx), k = getAffineDimExpr(rank, ctx);
-  xe.push_back(k);
-  we = {n, k};
-  oe.push_back(n);
-  SmallVector<AffineMap> maps = {AffineMap::get(nLoops, 0, xe, ctx),
-                                 AffineMap::get(nLoops, 0, we, ctx),
-                                 AffineMap::get(nLoops, 0, oe, ctx)};
-  SmallVector<IteratorType> iters(nLoops, IteratorType::parallel);
-  iters.back() = IteratorType::reduction;
-  linalg::GenericOp::create(
-      b, loc, TypeRange{}, ValueRange{x, w}, ValueRange{out}, maps, iters,
-      [](OpBuilder &nb, Location nl, ValueRange a) {
-        Value m = arith::MulFOp::create(nb, nl, a[0], a[1]);
-        linalg::YieldOp::create(nb, nl,
-                                ValueRange{arith::AddFOp::create(nb, nl, a[2], m)});
-      });
+
+  // The f32 buffer is a temporary like any other intermediate: the
+  // pipelines' buffer deallocation frees it.
+  if (acc != out)
+    buildElementwise(b, loc, ValueRange{acc}, out,
+                     [&](OpBuilder &nb, Location nl, ValueRange a) {
+                       return fromCompute(nb, nl, a[0], elemType);
+                     });
 }
 
 /// Linear-like ops: tx.linear, and the fused collective forms over a group of

@@ -11,8 +11,8 @@
 // CHECK: .target sm_90
 // CHECK: .visible .entry linear_kernel(
 // CHECK: .maxntid 16, 16, 1
-// CHECK-DAG: .shared .align 4 .b8 [[AS:__wg_linear_kernel_0]][4096];
-// CHECK-DAG: .shared .align 4 .b8 [[BS:__wg_linear_kernel_1]][4096];
+// CHECK-DAG: .shared .align 16 .b8 [[AS:__wg_linear_kernel_0]][4096];
+// CHECK-DAG: .shared .align 16 .b8 [[BS:__wg_linear_kernel_1]][4096];
 // CHECK: ld.global.b32
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
@@ -23,8 +23,8 @@
 
 // SM80: .target sm_80
 // SM80: .maxntid 16, 16, 1
-// SM80-DAG: .shared .align 4 .b8 __wg_linear_kernel_0[2048];
-// SM80-DAG: .shared .align 4 .b8 __wg_linear_kernel_1[2048];
+// SM80-DAG: .shared .align 16 .b8 __wg_linear_kernel_0[2048];
+// SM80-DAG: .shared .align 16 .b8 __wg_linear_kernel_1[2048];
 // SM80: bar.sync 0;
 // SM80-COUNT-64: fma.rn.f32
 // SM80: bar.sync 0;

@@ -15,3 +15,17 @@ func.func @linear(%x: memref<?x64xf32>, %w: memref<96x64xf32>, %y: memref<?x96xf
     ins(%x, %w : memref<?x64xf32>, memref<96x64xf32>) outs(%y : memref<?x96xf32>)
   return
 }
+
+// The tensor-core options: mode, chip, and tile shapes mma.sync can use.
+// RUN: not tx-opt %s -tx-gpu-tile-contractions="mma=wmma" 2>&1 | FileCheck %s --check-prefix=MODE
+// RUN: not tx-opt %s -tx-gpu-tile-contractions="chip=gfx90a" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not tx-opt %s -tx-gpu-tile-contractions="chip=sm_75 mma=tf32" 2>&1 | FileCheck %s --check-prefix=TF32CHIP
+// RUN: not tx-opt %s -tx-gpu-tile-contractions="mma-block-tile=64,64,24" 2>&1 | FileCheck %s --check-prefix=MMATILE
+// RUN: not tx-opt %s -tx-gpu-tile-contractions="mma-warp-tile=32" 2>&1 | FileCheck %s --check-prefix=MMAARITY
+// RUN: not tx-opt %s -tx-gpu-tile-contractions="mma-block-tile=512,512,16 mma-warp-tile=16,8" 2>&1 | FileCheck %s --check-prefix=WARPS
+// MODE: error: tx-gpu-tile-contractions: unknown mma mode 'wmma' (expected auto, tf32 or off)
+// CHIP: error: tx-gpu-tile-contractions: unknown chip 'gfx90a' (expected sm_NN)
+// TF32CHIP: error: tx-gpu-tile-contractions: mma=tf32 needs TF32 tensor cores (sm_80 or newer), not sm_75
+// MMATILE: error: tx-gpu-tile-contractions: tensor-core tiles need WM a multiple of 16, WN of 8, BK of 16, and warp tiles dividing the block tile (got block 64x64x24, warp 32x32)
+// MMAARITY: error: tx-gpu-tile-contractions: mma-warp-tile takes two sizes WM,WN
+// WARPS: error: tx-gpu-tile-contractions: 2048 warps per block exceed the CUDA limit of 1024 threads

@@ -76,6 +76,30 @@ module {
 
 // -----
 
+// bf16 accumulates in f32 (as PyTorch's and cuBLAS's GEMMs do): the bias
+// is widened into an f32 buffer, the matmul reads bf16 and widens in its
+// body, and the sum is rounded to bf16 once, at the end.
+// CHECK-LABEL: func.func @linear_bf16
+// CHECK-SAME: (%[[X:.+]]: memref<?x16xbf16>)
+// CHECK: %[[OUT:.+]] = memref.alloc(%{{.+}}) : memref<?x24xbf16>
+// CHECK: %[[ACC:.+]] = memref.alloc(%{{.+}}) : memref<?x24xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : memref<24xbf16>) outs(%[[ACC]] : memref<?x24xf32>)
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: linalg.matmul {{.*}} ins(%[[X]], %{{.+}} : memref<?x16xbf16>, memref<24x16xbf16>) outs(%[[ACC]] : memref<?x24xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<?x24xf32>) outs(%[[OUT]] : memref<?x24xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK-NOT: memref.dealloc
+// CHECK: return %[[OUT]]
+module {
+  tx.layer @proj : 16 -> 24, bf16 bias {checkpoint = "model.proj"}
+  func.func @linear_bf16(%x: memref<?x16xbf16>) -> memref<?x24xbf16> {
+    %y = tx.linear @proj(%x) : memref<?x16xbf16> -> memref<?x24xbf16>
+    return %y : memref<?x24xbf16>
+  }
+}
+
+// -----
+
 // Fused GEMM+collective forms and collectives over one rank are the GEMM
 // and copies; tx.rank over one rank is 0.
 // CHECK-LABEL: func.func @single_rank
@@ -93,3 +117,4 @@ module attributes {tx.config = #tx.config<tp_size = 1>} {
     return %y, %z, %r : memref<4x8xf32>, memref<4x8xf32>, index
   }
 }
+

@@ -79,7 +79,8 @@ gemm_module() { # name M N type -> path of the lowered module
       -e "s/@ITERS@/$ITERS/g; s/@MLAST@/$((m - 1))/g; s/@NLAST@/$((n - 1))/g" \
       -e "s/@MMID@/$(((m - 1) / 2))/g; s/@NMID@/$(((n - 1) / 3))/g" \
       "$ROOT/bench/gpu/gemm.mlir.in" > "$out.mlir"
-  "$TXOPT" "$out.mlir" --tx-to-nvvm="chip=$CHIP format=bin gemm-mma=$mma" \
+  "$TXOPT" "$out.mlir" \
+    --tx-to-nvvm="chip=$CHIP format=bin gemm-mma=$mma deallocate=false" \
     > "$out.llvm.mlir"
   echo "$out.llvm.mlir"
 }

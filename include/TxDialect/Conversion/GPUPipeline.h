@@ -69,6 +69,13 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
                      "native PTX instructions, no toolkit needed), auto "
                      "(libdevice when found, else polynomial)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<bool> deallocate{
+      *this, "deallocate",
+      llvm::cl::desc("Free intermediate host buffers after their last use "
+                     "(MLIR's buffer deallocation pipeline; off for modules "
+                     "that manage their own memory with gpu.alloc/gpu.wait, "
+                     "whose effects that pipeline does not model)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int> optLevel{
       *this, "opt-level", llvm::cl::desc("NVVM optimization level"),
       llvm::cl::init(3)};

@@ -70,6 +70,15 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createTxGPUCheckTarget(target));
 
   addIfRegistered(pm, "tx-to-linalg");
+  // Intermediate buffers are freed after their last use, as on the CPU
+  // (kernels run synchronously in the host code, so the last use on the
+  // host is the last use); tx-gpu-host-register unregisters each before
+  // its dealloc. Returned buffers are made contiguous first.
+  if (options.deallocate) {
+    addIfRegistered(pm, "tx-return-contiguous");
+    addUpstream(pm, "canonicalize,cse,buffer-deallocation-pipeline,"
+                    "convert-bufferization-to-memref");
+  }
   // Public functions get the _mlir_ciface_ wrappers tx-run calls.
   addIfRegistered(pm, "tx-emit-c-interface");
   addUpstream(pm, "canonicalize");

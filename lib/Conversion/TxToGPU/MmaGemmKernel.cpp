@@ -8,7 +8,11 @@
 //  1. the block stages A as [BM][BK+pad] and B as [BN][BK+pad] in shared
 //     memory (K contiguous, as both fragments want it; the padding shifts
 //     consecutive rows by 4 banks so that ldmatrix reads are conflict-free),
-//     with cooperative, coalesced, bounds-checked loads (zero outside);
+//     with cooperative, coalesced, bounds-checked loads (zero outside):
+//     16-byte vector loads and stores where the operand's layout and base
+//     alignment allow (K-contiguous rows, K and strides multiples of 16
+//     bytes; the base is tested once per kernel), element by element
+//     otherwise;
 //  2. per 16-deep (TF32: 8-deep) step, each warp loads its A fragments
 //     (ldmatrix.x4: four 8x8 matrices, rows 0-7/8-15 x k 0-7/8-15) and B
 //     fragments (ldmatrix.x2 of the [n][k] tile, which is B "col" major) and
@@ -192,6 +196,118 @@ private:
     return result;
   }
 
+  /// Elements of `operand` one 16-byte load covers, when its tiles can be
+  /// staged with such loads: K is the innermost memref dimension (unit
+  /// stride) and static, and K, every other stride and the offset are
+  /// multiples of that width, so every vector of a K slice starts 16-byte
+  /// aligned relative to the base. 0 otherwise. (The base itself is checked
+  /// at run time: see `baseAligned`.)
+  int64_t vectorWidth(OpOperand &operand) {
+    auto type = cast<MemRefType>(operand.get().getType());
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    int64_t rank = type.getRank();
+    int64_t width = 128 / type.getElementTypeBitWidth();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (map.getDimPosition(rank - 1) != dims.k ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1 || ShapedType::isDynamic(offset) ||
+        offset % width || ShapedType::isDynamic(type.getShape().back()) ||
+        type.getShape().back() % width || t.bk % width)
+      return 0;
+    for (int64_t stride : ArrayRef(strides).drop_back())
+      if (ShapedType::isDynamic(stride) || stride % width)
+        return 0;
+    return width;
+  }
+
+  /// Whether the base of `memref` is 16-byte aligned (a caller may pass any
+  /// view; allocations from the driver and malloc are).
+  Value baseAligned(Value memref) {
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 rem(base, 16), cst(0));
+  }
+
+  /// stageTile with 16-byte loads and stores: each thread copies
+  /// `width`-element vectors of K-contiguous rows into the [row][k] tile.
+  /// K is a multiple of the width, so a vector is all in or all out of
+  /// bounds.
+  void stageTileVectors(OpOperand &operand, Value shared, unsigned rowDim,
+                        int64_t tileRows, int64_t width, Value rowBase,
+                        Value rowSize, Value k0, Value kSize, Value tid,
+                        Value batchId, function_ref<Value(Value)> convert) {
+    Type elementType = getElementTypeOrSelf(operand.get().getType());
+    auto vectorType = VectorType::get({width}, elementType);
+    int64_t vectorsPerRow = t.bk / width;
+    int64_t perThread = tileRows * vectorsPerRow / t.threads();
+    for (int64_t l = 0; l < perThread; ++l) {
+      Value idx = add(tid, cst(l * t.threads()));
+      Value row = div(idx, vectorsPerRow);
+      Value kk = mul(rem(idx, vectorsPerRow), cst(width));
+      Value globalRow = add(rowBase, row), globalK = add(k0, kk);
+      SmallVector<Value> loopValues(op.getNumLoops());
+      loopValues[rowDim] = globalRow;
+      loopValues[dims.k] = globalK;
+      if (dims.batch)
+        loopValues[*dims.batch] = batchId;
+      auto ifOp = scf::IfOp::create(
+          b, loc, both(lt(globalRow, rowSize), lt(globalK, kSize)),
+          [&](OpBuilder &nb, Location l) {
+            Value v = vector::LoadOp::create(
+                nb, l, vectorType, operand.get(),
+                indicesOf(operand, loopValues), /*nontemporal=*/false,
+                llvm::MaybeAlign(16));
+            scf::YieldOp::create(nb, l, v);
+          },
+          [&](OpBuilder &nb, Location l) {
+            Value zero = arith::ConstantOp::create(
+                nb, l, DenseElementsAttr::get(vectorType,
+                                              nb.getZeroAttr(elementType)));
+            scf::YieldOp::create(nb, l, zero);
+          });
+      Value v = ifOp.getResult(0);
+      if (convert) {
+        SmallVector<Value> converted;
+        for (int64_t e = 0; e < width; ++e)
+          converted.push_back(
+              convert(vector::ExtractOp::create(b, loc, v, e)));
+        v = vector::FromElementsOp::create(
+            b, loc, VectorType::get({width}, converted[0].getType()),
+            converted);
+      }
+      vector::StoreOp::create(b, loc, v, shared, ValueRange{row, kk},
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+  }
+
+  /// Stages one operand's K slice: with 16-byte vectors when the operand
+  /// allows it and `aligned` holds at run time, element by element
+  /// otherwise.
+  void stage(OpOperand &operand, Value shared, unsigned rowDim,
+             int64_t tileRows, Value rowBase, Value rowSize, Value k0,
+             Value kSize, Value tid, Value batchId, Value aligned,
+             function_ref<Value(Value)> convert) {
+    auto scalar = [&] {
+      stageTile(operand, shared, SharedLayout::RowMajor, rowDim, tileRows,
+                t.bk, t.threads(), rowBase, rowSize, k0, kSize, tid, batchId,
+                convert);
+    };
+    int64_t width = vectorWidth(operand);
+    if (!width || (tileRows * t.bk / width) % t.threads()) {
+      scalar();
+      return;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    stageTileVectors(operand, shared, rowDim, tileRows, width, rowBase,
+                     rowSize, k0, kSize, tid, batchId, convert);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scalar();
+  }
+
   MmaKind kind;
   MmaTiling t;
   Value lane, g, t4;
@@ -272,6 +388,9 @@ void MmaKernelBuilder::build() {
         b, loc, b.getI32Type(), v,
         NVVM::FPRoundingModeAttr::get(b.getContext(), NVVM::FPRoundingMode::RNA));
   };
+  // Uniform for the whole kernel: whether the 16-byte staging path applies.
+  Value aAligned = baseAligned(aOperand->get());
+  Value bAligned = baseAligned(bOperand->get());
   Value kTiles = arith::CeilDivUIOp::create(b, loc, kSize, cst(t.bk));
   auto kLoop = scf::ForOp::create(b, loc, cst(0), kTiles, one, accInit);
   {
@@ -281,10 +400,10 @@ void MmaKernelBuilder::build() {
     function_ref<Value(Value)> convert = nullptr;
     if (isTF32())
       convert = toTF32;
-    stageTile(*aOperand, aShared, SharedLayout::RowMajor, dims.m, t.bm, t.bk,
-              t.threads(), m0, mSize, k0, kSize, tid, batchId, convert);
-    stageTile(*bOperand, bShared, SharedLayout::RowMajor, dims.n, t.bn, t.bk,
-              t.threads(), n0, nSize, k0, kSize, tid, batchId, convert);
+    stage(*aOperand, aShared, dims.m, t.bm, m0, mSize, k0, kSize, tid,
+          batchId, aAligned, convert);
+    stage(*bOperand, bShared, dims.n, t.bn, n0, nSize, k0, kSize, tid,
+          batchId, bAligned, convert);
     gpu::BarrierOp::create(b, loc);
 
     SmallVector<Value> acc(kLoop.getRegionIterArgs());

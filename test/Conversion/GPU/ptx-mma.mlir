@@ -2,6 +2,7 @@
 // ldmatrix fragment loads, mma.sync on f32 accumulators, for bf16 and f16
 // (m16n8k16) and, with gemm-mma=tf32, f32 rounded to tf32 (m16n8k8).
 // RUN: tx-opt %s --tx-to-nvvm="chip=sm_80" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
+// RUN: tx-opt %s --tx-to-nvvm="chip=sm_80" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=STAGE
 // RUN: tx-opt %s --tx-to-nvvm="chip=sm_90 gemm-mma=tf32" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=TF32
 // RUN: tx-opt %s --tx-to-nvvm="chip=sm_90 gemm-mma=off" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=OFF
 
@@ -10,7 +11,6 @@
 // CHECK: .maxntid 128, 1, 1
 // CHECK-DAG: .shared .align 16 .b8 __wg_linear_bf16_kernel_0[5120];
 // CHECK-DAG: .shared .align 16 .b8 __wg_linear_bf16_kernel_1[5120];
-// CHECK: st.shared.b16
 // CHECK: bar.sync 0;
 // CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
@@ -24,6 +24,17 @@
 // CHECK: .visible .entry linear_f32_kernel(
 // CHECK-NOT: mma.sync
 // CHECK: fma.rn.f32
+
+// 16-byte staging where K (4096) and the strides are multiples of 8
+// elements, with the element-wise fallback for unaligned bases; K = 100
+// (linear_f16) is staged element by element only.
+// STAGE: .visible .entry linear_bf16_kernel(
+// STAGE-DAG: ld.global.v4.b32
+// STAGE-DAG: st.shared.v4.b32
+// STAGE-DAG: st.shared.b16
+// STAGE: .visible .entry linear_f16_kernel(
+// STAGE-NOT: .v4.
+// STAGE: .visible .entry linear_f32_kernel(
 
 // TF32: .target sm_90
 // TF32: .visible .entry linear_bf16_kernel(

@@ -23,8 +23,21 @@
 // CHECK: arith.remui %[[LANE]], %c4
 // CHECK: arith.divui %[[TID]], %c32
 // CHECK-COUNT-32: memref.load %[[Y]]
+// Both operands can be staged with 16-byte vectors (K-contiguous rows,
+// K = 64); whether their bases are 16-byte aligned is tested once, and the
+// element-by-element staging is the fallback.
+// CHECK: %[[XP:.+]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: %[[WP:.+]] = memref.extract_aligned_pointer_as_index %[[W]]
 // CHECK: %{{.+}}:32 = scf.for %{{.+}} = %c0 to %c2 step %c1 iter_args(
+// CHECK: scf.if %{{.+}} {
+// CHECK: vector.load %[[X]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x64xbf16>, vector<8xbf16>
+// CHECK-COUNT-2: vector.store %{{.+}}, %[[AS]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: } else {
 // CHECK-COUNT-16: memref.store %{{.+}}, %[[AS]][%{{.+}}, %{{.+}}] : memref<64x40xbf16
+// CHECK: scf.if %{{.+}} {
+// CHECK: vector.load %[[W]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<96x64xbf16>, vector<8xbf16>
+// CHECK-COUNT-2: vector.store %{{.+}}, %[[BS]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<64x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: } else {
 // CHECK-COUNT-16: memref.store %{{.+}}, %[[BS]][%{{.+}}, %{{.+}}] : memref<64x40xbf16
 // CHECK: gpu.barrier
 // CHECK: nvgpu.ldmatrix %[[AS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = false} : memref<64x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
@@ -74,7 +87,10 @@ func.func @linear_bf16(%x: memref<?x64xbf16>, %w: memref<96x64xbf16>, %y: memref
 // CHECK-LABEL: func.func @batch_f16
 // CHECK-SAME: (%[[A:.+]]: memref<4x?x32xf16>, %[[B:.+]]: memref<4x32x48xf16>, %[[C:.+]]: memref<4x?x48xf32>)
 // CHECK: gpu.launch blocks(%{{.+}}, %{{.+}}, %[[BZ:.+]]) in (%{{.+}} = %c1, %{{.+}} = %{{.+}}, %{{.+}} = %c4) threads(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %c128, %{{.+}} = %c1, %{{.+}} = %c1) workgroup(%[[AS:.+]] : memref<64x40xf16, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<64x40xf16, #gpu.address_space<workgroup>>)
+// A's batch stride is dynamic and B is not K-contiguous: no 16-byte staging.
+// CHECK-NOT: vector.load
 // CHECK: memref.load %[[C]][%[[BZ]],
+// CHECK-NOT: vector.load
 // CHECK: memref.load %[[A]][%[[BZ]],
 // CHECK: memref.load %[[B]][%[[BZ]],
 // CHECK: nvgpu.ldmatrix %[[AS]]{{.*}} -> vector<4x2xf16>
@@ -96,8 +112,12 @@ func.func @batch_f16(%a: memref<4x?x32xf16>, %b: memref<4x32x48xf16>, %c: memref
 // CHECK: arith.mulf %{{.+}}, %{{.+}} fastmath<contract> : f32
 // TF32-LABEL: func.func @linear_f32
 // TF32: workgroup(%[[AS:.+]] : memref<64x36xi32, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<64x36xi32, #gpu.address_space<workgroup>>)
-// TF32: %[[V:.+]] = nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
-// TF32: memref.store %[[V]], %[[AS]]
+// TF32: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// TF32: %[[V:.+]] = vector.from_elements %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : vector<4xi32>
+// TF32: vector.store %[[V]], %[[AS]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<64x36xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// The element-wise fallback converts each element the same way.
+// TF32: nvvm.convert.float.to.tf32
+// TF32: memref.store %{{.+}}, %[[AS]][%{{.+}}, %{{.+}}] : memref<64x36xi32
 // TF32: gpu.barrier
 // TF32-NOT: nvgpu.ldmatrix
 // TF32: memref.load %[[AS]]

@@ -129,15 +129,21 @@ PY
 EXAMPLE=$ROOT/examples/llama_decoder_layer.mlir
 # tf32: the projections on TF32 tensor cores (mma.sync m16n8k8), the rest
 # as before; TF32 keeps 10 mantissa bits, hence the looser tolerance.
-for variant in unfused fused fused-tf32; do
-  prefix="" mma=auto rtol=1e-3
+# bf16: the whole layer in bf16 (tx-run rounds inputs and weights), so the
+# projections take the bf16 tensor-core kernel (ldmatrix + mma.sync m16n8k16)
+# on the GPU and the f32-accumulated GEMM on the CPU; both round every
+# intermediate to bf16, hence the tolerance.
+sed -e 's/xf32>/xbf16>/g' -e 's/, f32 {/, bf16 {/g' "$EXAMPLE" > "$WORK/llama_bf16.mlir"
+for variant in unfused fused fused-tf32 fused-bf16; do
+  prefix="" mma=auto rtol=1e-3 module=$EXAMPLE
   case "$variant" in
     fused) prefix="tx-fusion," ;;
     fused-tf32) prefix="tx-fusion," mma=tf32 rtol=2e-2 ;;
+    fused-bf16) prefix="tx-fusion," rtol=3e-2 module=$WORK/llama_bf16.mlir ;;
   esac
-  "$TXRUN" "$EXAMPLE" -e forward --tokens 8 --seed 3 \
+  "$TXRUN" "$module" -e forward --tokens 8 --seed 3 \
     --pipeline="${prefix}tx-to-cpu" --output-dir "$WORK/cpu_$variant" >/dev/null
-  "$TXRUN" "$EXAMPLE" -e forward --tokens 8 --seed 3 --device=cuda \
+  "$TXRUN" "$module" -e forward --tokens 8 --seed 3 --device=cuda \
     --pipeline="${prefix}tx-to-nvvm{chip=$CHIP format=bin gemm-mma=$mma}" \
     --output-dir "$WORK/gpu_$variant" >/dev/null
   compare "$WORK/gpu_$variant/forward.0.npy" "$WORK/cpu_$variant/forward.0.npy" \

@@ -35,23 +35,29 @@ static std::string typeToString(Type t) {
   return s;
 }
 
-static std::string shapeToString(ArrayRef<int64_t> shape) {
+static std::string shapeToString(ArrayRef<int64_t> shape,
+                                 ElementType element) {
   std::string s;
   for (int64_t d : shape)
     s += (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) +
          "x";
-  return s + "f32";
+  return s + (element == ElementType::F32   ? "f32"
+              : element == ElementType::F16 ? "f16"
+                                            : "bf16");
 }
 
-/// What the runner supports as an argument or result: f32 memrefs and f32
+/// What the runner supports as an argument or result: f32, f16 and bf16
+/// memrefs (16-bit ones converted from and to the f32 tensors) and f32
 /// scalars.
 static llvm::Expected<ValueInfo> describe(Type t, StringRef func,
                                           StringRef what, unsigned index) {
   ValueInfo info;
   info.typeString = typeToString(t);
   if (auto mt = dyn_cast<MemRefType>(t)) {
-    if (mt.getElementType().isF32()) {
+    if (std::optional<ElementType> element =
+            runnerElementType(mt.getElementType())) {
       info.shape.assign(mt.getShape().begin(), mt.getShape().end());
+      info.element = *element;
       return info;
     }
   } else if (t.isF32()) {
@@ -60,7 +66,8 @@ static llvm::Expected<ValueInfo> describe(Type t, StringRef func,
   }
   return createStringError(std::errc::not_supported,
                            "function '%s': %s #%u has type %s; the CPU runner "
-                           "passes f32 memrefs and f32 scalars only",
+                           "passes f32, f16 and bf16 memrefs and f32 scalars "
+                           "only",
                            func.str().c_str(), what.str().c_str(), index,
                            info.typeString.c_str());
 }
@@ -257,7 +264,7 @@ llvm::Error CpuRunner::bindWeights(const WeightSource &source) {
     llvm::Expected<std::vector<float>> data = loadWeight(b, source);
     if (!data)
       return data.takeError();
-    std::memcpy(*addr, data->data(), data->size() * sizeof(float));
+    storeElements(data->data(), data->size(), b.element, *addr);
   }
   return llvm::Error::success();
 }
@@ -283,7 +290,7 @@ struct Descriptor {
   std::vector<int64_t> words;
   explicit Descriptor(unsigned rank) : words(3 + 2 * rank, 0) {}
   void *allocated() const { return reinterpret_cast<void *>(words[0]); }
-  float *aligned() const { return reinterpret_cast<float *>(words[1]); }
+  void *aligned() const { return reinterpret_cast<void *>(words[1]); }
 };
 } // namespace
 
@@ -297,13 +304,15 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     if (v.typeString == "<unsupported>")
       return createStringError(std::errc::not_supported,
                                "function '%s' has an argument the CPU runner "
-                               "cannot pass (only f32 memrefs and f32 scalars)",
+                               "cannot pass (only f32, f16 and bf16 memrefs "
+                               "and f32 scalars)",
                                name.str().c_str());
   for (const ValueInfo &v : sig.results)
     if (v.typeString == "<unsupported>" || v.isScalar)
       return createStringError(std::errc::not_supported,
                                "function '%s' has a result the CPU runner "
-                               "cannot return (only f32 memrefs)",
+                               "cannot return (only f32, f16 and bf16 "
+                               "memrefs)",
                                name.str().c_str());
   if (inputs.size() != sig.inputs.size())
     return createStringError(std::errc::invalid_argument,
@@ -327,12 +336,14 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
       return createStringError(
           std::errc::invalid_argument,
           "input #%zu of '%s': expected %s, got %s", i, name.str().c_str(),
-          want.isScalar ? "f32 (a scalar)" : shapeToString(want.shape).c_str(),
+          want.isScalar ? "f32 (a scalar)"
+                        : shapeToString(want.shape, want.element).c_str(),
           got.typeString().c_str());
   }
 
-  // Inputs are copied: the function may write them in place.
-  std::vector<std::vector<float>> scratch;
+  // Inputs are copied (converted to their element type): the function may
+  // write them in place.
+  std::vector<std::vector<char>> scratch;
   std::vector<Descriptor> argDescs;
   std::vector<float> scalars;
   scratch.reserve(inputs.size());
@@ -343,8 +354,11 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
       scalars.push_back(t.data[0]);
       continue;
     }
-    scratch.push_back(t.data);
-    scratch.back().resize(std::max<size_t>(1, t.data.size()));
+    ElementType element = sig.inputs[i].element;
+    scratch.emplace_back(std::max<size_t>(1, t.data.size()) *
+                         elementBytes(element));
+    storeElements(t.data.data(), t.data.size(), element,
+                  scratch.back().data());
     Descriptor d(t.shape.size());
     d.words[0] = d.words[1] = reinterpret_cast<int64_t>(scratch.back().data());
     int64_t stride = 1;
@@ -413,14 +427,15 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     off += 3 + 2 * rank;
     std::vector<int64_t> shape(w + 3, w + 3 + rank);
     const int64_t *strides = w + 3 + rank;
-    const float *base = reinterpret_cast<const float *>(w[1]) + w[2];
+    size_t bytes = elementBytes(r.element);
+    const char *base = reinterpret_cast<const char *>(w[1]) + w[2] * bytes;
     Tensor t = Tensor::zeros(shape);
     std::vector<int64_t> idx(rank, 0);
     for (int64_t n = 0, e = t.numElements(); n < e; ++n) {
       int64_t o = 0;
       for (size_t k = 0; k < rank; ++k)
         o += idx[k] * strides[k];
-      t.data[n] = base[o];
+      loadElements(base + o * bytes, 1, r.element, &t.data[n]);
       for (int64_t k = rank - 1; k >= 0; --k) {
         if (++idx[k] < shape[k])
           break;

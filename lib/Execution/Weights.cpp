@@ -26,13 +26,13 @@ static std::vector<WeightPiece> piecesOf(StringRef tensor, int64_t rows,
   return pieces;
 }
 
-static llvm::Error notF32(StringRef what, Type t) {
+static llvm::Error unsupported(StringRef what, Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << t;
   return createStringError(std::errc::not_supported,
-                           "%s has element type %s; the CPU runner binds f32 "
-                           "weights only",
+                           "%s has element type %s; the CPU runner binds "
+                           "f32, f16 and bf16 weights",
                            what.str().c_str(), s.c_str());
 }
 
@@ -41,38 +41,46 @@ tx::collectWeightBindings(ModuleOp module) {
   std::vector<WeightBinding> out;
   for (Operation &op : *module.getBody()) {
     if (auto layer = dyn_cast<LayerOp>(op)) {
-      if (!layer.getDtype().isF32())
-        return notF32("layer '" + layer.getSymName().str() + "'",
-                      layer.getDtype());
+      std::optional<ElementType> element = runnerElementType(layer.getDtype());
+      if (!element)
+        return unsupported("layer '" + layer.getSymName().str() + "'",
+                           layer.getDtype());
       std::string prefix = layer.getCheckpointPrefix().str();
       ArrayAttr stacking = layer.getStacking() ? *layer.getStacking()
                                                : ArrayAttr();
       int64_t rows = layer.getOutFeatures(), cols = layer.getInFeatures();
       out.push_back({getWeightGlobalName(layer.getSymName()),
                      {rows, cols},
-                     piecesOf(prefix + ".weight", rows, stacking, ".weight")});
+                     piecesOf(prefix + ".weight", rows, stacking, ".weight"),
+                     *element});
       if (layer.getBias())
         out.push_back({getBiasGlobalName(layer.getSymName()),
                        {rows},
-                       piecesOf(prefix + ".bias", rows, stacking, ".bias")});
+                       piecesOf(prefix + ".bias", rows, stacking, ".bias"),
+                       *element});
     } else if (auto param = dyn_cast<ParamOp>(op)) {
       auto type = cast<MemRefType>(param.getType());
-      if (!type.getElementType().isF32())
-        return notF32("parameter '" + param.getSymName().str() + "'",
-                      type.getElementType());
+      std::optional<ElementType> element =
+          runnerElementType(type.getElementType());
+      if (!element)
+        return unsupported("parameter '" + param.getSymName().str() + "'",
+                           type.getElementType());
       std::vector<int64_t> shape(type.getShape());
       int64_t rows = shape.empty() ? 1 : shape[0];
       out.push_back({getParamGlobalName(param.getSymName()), shape,
-                     piecesOf(param.getCheckpointName(), rows, {}, "")});
+                     piecesOf(param.getCheckpointName(), rows, {}, ""),
+                     *element});
     } else if (auto global = dyn_cast<memref::GlobalOp>(op)) {
       // An already lowered module: globals tagged by tx-to-linalg.
       auto ckpt = global->getAttrOfType<StringAttr>(kCheckpointAttrName);
       if (!ckpt)
         continue;
       MemRefType type = global.getType();
-      if (!type.getElementType().isF32())
-        return notF32("global '" + global.getSymName().str() + "'",
-                      type.getElementType());
+      std::optional<ElementType> element =
+          runnerElementType(type.getElementType());
+      if (!element)
+        return unsupported("global '" + global.getSymName().str() + "'",
+                           type.getElementType());
       std::vector<int64_t> shape(type.getShape());
       int64_t rows = shape.empty() ? 1 : shape[0];
       StringRef suffix =
@@ -81,7 +89,8 @@ tx::collectWeightBindings(ModuleOp module) {
                      piecesOf(ckpt.getValue(), rows,
                               global->getAttrOfType<ArrayAttr>(
                                   kStackingAttrName),
-                              suffix)});
+                              suffix),
+                     *element});
     }
   }
   return out;

@@ -31,6 +31,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <string>
@@ -99,16 +100,37 @@ struct WeightPiece {
   int64_t rows = 0;
 };
 
+/// The element types the runner passes: tensors are f32 on its interface
+/// (Tensor, .npy files); a 16-bit memref or weight is converted at the
+/// boundary (rounded to nearest even on the way in, exact on the way out).
+enum class ElementType { F32, F16, BF16 };
+
+/// The ElementType of `type`, or std::nullopt when the runner cannot pass it.
+std::optional<ElementType> runnerElementType(Type type);
+
+/// Bytes of one element of `element`.
+inline size_t elementBytes(ElementType element) {
+  return element == ElementType::F32 ? 4 : 2;
+}
+
+/// Writes `count` floats into `out` as `element` (which must not be F32
+/// for the 16-bit forms) / reads them back.
+void storeElements(const float *in, size_t count, ElementType element,
+                   void *out);
+void loadElements(const void *in, size_t count, ElementType element,
+                  float *out);
+
 /// A global of the lowered module and the checkpoint tensors that fill it.
 struct WeightBinding {
   std::string global;
   std::vector<int64_t> shape;
   std::vector<WeightPiece> pieces;
+  ElementType element = ElementType::F32;
 };
 
 /// The weight globals that tx-to-linalg makes of `module`'s tx.layer and
 /// tx.param (or that a lowered module already holds, tagged with
-/// `tx.checkpoint`). Fails on a non-f32 weight.
+/// `tx.checkpoint`). Fails on a weight that is not f32, f16 or bf16.
 llvm::Expected<std::vector<WeightBinding>> collectWeightBindings(ModuleOp module);
 
 /// The contents of `binding`'s global, row-major, read from `source`.
@@ -125,6 +147,7 @@ struct ValueInfo {
   std::vector<int64_t> shape;
   bool isScalar = false;
   std::string typeString; // as MLIR prints it
+  ElementType element = ElementType::F32;
 };
 struct FunctionSignature {
   std::vector<ValueInfo> inputs;

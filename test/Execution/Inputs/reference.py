@@ -1,11 +1,19 @@
 #!/usr/bin/env python3
 """Independent numpy references for the execution tests.
 
-usage: reference.py FUNCTION DIR
+usage: reference.py FUNCTION DIR [--scaled-tolerance=T]
 DIR holds what `tx-run --output-dir DIR --dump-inputs --dump-weights DIR/w`
 wrote: FUNCTION.input<i>.npy, FUNCTION.<i>.npy and w/<tensor>.npy. Exits
 non-zero (printing the worst error) when an output differs from the
-reference by more than the tolerance.
+reference by more than the tolerance: relative 1e-3 per element by default,
+or, with --scaled-tolerance=T, T times the output's largest magnitude (for
+whole 16-bit models, whose every intermediate is rounded).
+
+Functions named *_bf16 / *_f16 take 16-bit inputs and weights (dumped as the
+f32 values the runner rounded): the reference rounds them the same way
+(nearest even), computes in f64 and rounds its result once, and an output
+must be within one unit in the last place of it -- what an f32-accumulated
+GEMM gives, and a 16-bit accumulation does not.
 """
 import math
 import os
@@ -14,10 +22,38 @@ import sys
 import numpy as np
 
 fn, d = sys.argv[1], sys.argv[2]
+scaled = None
+for arg in sys.argv[3:]:
+    if arg.startswith("--scaled-tolerance="):
+        scaled = float(arg.split("=", 1)[1])
+    else:
+        sys.exit(f"reference.py: unknown argument '{arg}'")
+
+
+def to_bf16(a):
+    """Rounds to the nearest bf16 (ties to even), returned as f64."""
+    bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def to_f16(a):
+    return np.asarray(a, np.float32).astype(np.float16).astype(np.float64)
+
+
+# The 16-bit format of the function's tensors, its rounding and the size of
+# one unit in the last place relative to a value (2^-7 for bf16's 8-bit
+# significand, 2^-10 for f16).
+if fn.endswith("_bf16"):
+    rounding, ulp = to_bf16, 2.0**-7
+elif fn.endswith("_f16"):
+    rounding, ulp = to_f16, 2.0**-10
+else:
+    rounding, ulp = (lambda a: a), None
 
 
 def load(name):
-    return np.load(os.path.join(d, name)).astype(np.float64)
+    return rounding(np.load(os.path.join(d, name)).astype(np.float64))
 
 
 def inputs():
@@ -31,7 +67,7 @@ def inputs():
 def outputs():
     out, i = [], 0
     while os.path.exists(os.path.join(d, f"{fn}.{i}.npy")):
-        out.append(load(f"{fn}.{i}.npy"))
+        out.append(np.load(os.path.join(d, f"{fn}.{i}.npy")).astype(np.float64))
         i += 1
     return out
 
@@ -138,6 +174,8 @@ def reference(ins):
         return [ins[0], ins[0]]
     if fn == "forward":  # examples/llama_decoder_layer.mlir
         return llama(*ins)
+    if fn in ("linear_bf16", "linear_f16"):  # Inputs/half.mlir
+        return [rounding(linear(ins[0], "half", bias=fn == "linear_bf16"))]
     sys.exit(f"reference.py: no reference for '{fn}'")
 
 
@@ -148,7 +186,20 @@ if len(ref) != len(got):
 for i, (r, g) in enumerate(zip(ref, got)):
     if r.shape != g.shape:
         sys.exit(f"{fn}: output {i} has shape {g.shape}, reference {r.shape}")
-    err = np.max(np.abs(r - g) / (1e-3 + np.abs(r))) if r.size else 0.0
-    if not err < 1e-3:
-        sys.exit(f"{fn}: output {i} differs from the reference: max rel error {err}")
+    if not r.size:
+        continue
+    if ulp is not None and scaled is None:
+        # One ulp of the reference's value (of the smallest normal at 0).
+        err = np.max(np.abs(r - g) / (ulp * np.maximum(np.abs(r), 2.0**-14)))
+        if not err <= 1.0:
+            sys.exit(f"{fn}: output {i} differs from the reference by {err} ulp")
+        continue
+    if scaled is not None:
+        err = np.max(np.abs(r - g)) / np.max(np.abs(r))
+        tol = scaled
+    else:
+        err = np.max(np.abs(r - g) / (1e-3 + np.abs(r)))
+        tol = 1e-3
+    if not err < tol:
+        sys.exit(f"{fn}: output {i} differs from the reference: max error {err} (tolerance {tol})")
 print(f"OK {fn}: {len(ref)} outputs match numpy")

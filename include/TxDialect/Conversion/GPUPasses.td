@@ -118,6 +118,13 @@ def TxGPUTileContractions : Pass<"tx-gpu-tile-contractions", "ModuleOp"> {
       stores coalesce); the contraction body (mul/add, with any casts) is
       cloned per accumulator, so the element types are whatever the op says.
 
+    With `split-k-blocks=N`, a multiply-accumulate GEMM into f32 whose
+    output tiles give fewer than N blocks (decode: a few token rows) spreads
+    each tile's K slices over several blocks (grid z = batch x splits,
+    computed at run time from the shapes); each block adds its partial sums
+    into the output with atomics instead of reading and storing it. The
+    sum order then depends on scheduling when more than one split runs.
+
     Other linalg ops are left for the parallel-loop path.
   }];
   let options = [
@@ -136,6 +143,10 @@ def TxGPUTileContractions : Pass<"tx-gpu-tile-contractions", "ModuleOp"> {
     ListOption<"mmaWarpTile", "mma-warp-tile", "int64_t",
                "Tensor-core kernel: output tile of one warp WM,WN "
                "(default 32,32)">,
+    Option<"splitKBlocks", "split-k-blocks", "int64_t", /*default=*/"0",
+           "Split-K: when a GEMM's output tiles give fewer blocks than "
+           "this, spread its K tiles over more blocks that add their "
+           "partial sums with f32 atomics (0: off)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -52,6 +52,12 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
   PassOptions::ListOption<int64_t> gemmMmaWarpTile{
       *this, "gemm-mma-warp-tile",
       llvm::cl::desc("Tensor-core GEMM per-warp tile WM,WN (default 32,32)")};
+  PassOptions::Option<int64_t> gemmSplitKBlocks{
+      *this, "gemm-split-k-blocks",
+      llvm::cl::desc("Split-K for GEMMs whose output tiles give fewer "
+                     "blocks than this (decode shapes): K spread over more "
+                     "blocks, partial sums added with f32 atomics; 0: off"),
+      llvm::cl::init(256)};
   PassOptions::ListOption<int64_t> loopTileSizes{
       *this, "loop-tile-sizes",
       llvm::cl::desc("Threads per block along each dimension of the "

@@ -92,6 +92,7 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
                          options.gemmThreadTile.end());
   gemm.chip = options.chip;
   gemm.mma = options.gemmMma;
+  gemm.splitKBlocks = options.gemmSplitKBlocks;
   gemm.mmaBlockTile.assign(options.gemmMmaBlockTile.begin(),
                            options.gemmMmaBlockTile.end());
   gemm.mmaWarpTile.assign(options.gemmMmaWarpTile.begin(),

@@ -44,6 +44,11 @@ enum class MmaKind {
   TF32, ///< mma.sync m16n8k8, f32 operands rounded to tf32, + f32
 };
 
+/// Whether `op`'s body is exactly `acc + widen(a) * widen(b)` (floats; the
+/// widening extf optional): what mma.sync computes, and what can be split
+/// over K into partial sums added together.
+bool isMultiplyAccumulate(linalg::LinalgOp op);
+
 /// The tensor-core kind for `op`: A and B both f16 or both bf16 (or both f32
 /// when `allowTF32`), C f32, and a body that is exactly `acc + a * b` after
 /// widening the operands. std::nullopt (with `why` set) otherwise.
@@ -65,10 +70,13 @@ struct MmaTiling {
 };
 
 /// Builders (`op` is replaced by the caller after the kernel is built).
+/// `splitKBlocks` > 0 enables split-K towards that many blocks (see
+/// KernelBuilderBase::SplitK); the caller checks that `op` allows it.
 void buildSimtGemm(linalg::LinalgOp op, GemmDims dims, SimtTiling tiling,
-                   RewriterBase &rewriter);
+                   int64_t splitKBlocks, RewriterBase &rewriter);
 void buildMmaGemm(linalg::LinalgOp op, GemmDims dims, MmaKind kind,
-                  MmaTiling tiling, RewriterBase &rewriter);
+                  MmaTiling tiling, int64_t splitKBlocks,
+                  RewriterBase &rewriter);
 
 /// Index arithmetic and the memory accesses both kernels share.
 class KernelBuilderBase {
@@ -99,12 +107,49 @@ protected:
   Value guardedLoad(OpOperand &operand, Value inBounds,
                     ArrayRef<Value> loopValues);
 
+  /// `if (inBounds) load memref[indices] else 0`.
+  Value guardedLoadAt(Value memref, Value inBounds, ValueRange indices);
+
+  /// A subview of `operand` at loop point `start` (a value for every loop
+  /// dimension the operand uses) that is `count` long, with stride `step`,
+  /// along the memref dimension of loop dimension `stepDim` (returned in
+  /// `viewDim`) and 1 long elsewhere.
+  Value steppedView(OpOperand &operand, ArrayRef<Value> start,
+                    unsigned stepDim, int64_t step, int64_t count,
+                    unsigned &viewDim);
+
   /// `if (inBounds) store value into operand[loopValues]`.
   void guardedStore(Value value, OpOperand &operand, Value inBounds,
                     ArrayRef<Value> loopValues);
 
   /// The loop point of output element (row, col) of batch `batchId`.
   SmallVector<Value> outputPoint(Value row, Value col, Value batchId);
+
+  /// Split-K: when the output tiles alone would give few blocks (decode:
+  /// one token row, a few N tiles), each output tile's K tiles are spread
+  /// over `splits` blocks (grid z = batch x splits) of `perSplit` K tiles;
+  /// every block adds its partial sums into C with atomics and C is not
+  /// read (so C + the sum of the partials is what linalg's accumulation
+  /// asks for). Off (`enabled` false): one block per output tile, C read
+  /// into the accumulators and stored back.
+  struct SplitK {
+    bool enabled = false;
+    Value splits, perSplit; // host values, captured by the launch
+  };
+  /// Host side: fills `s` for about `targetBlocks` blocks and returns the
+  /// grid's z size.
+  Value planSplitK(SplitK &s, int64_t targetBlocks, Value gridX, Value gridY,
+                   Value batchSize, Value kTiles);
+  /// Kernel side: the batch and the K tiles [kBegin, kEnd) of block z.
+  void decodeGridZ(const SplitK &s, Value z, Value kTiles, Value &batchId,
+                   Value &kBegin, Value &kEnd);
+  /// The accumulator's initial value for output point `point`: C's value
+  /// (zero out of bounds), or zero under split-K.
+  Value initialAccumulator(const SplitK &s, OpOperand &c, Value inBounds,
+                           ArrayRef<Value> point);
+  /// Writes the accumulator: a store, or an atomic add under split-K.
+  void writeAccumulator(const SplitK &s, Value value, OpOperand &c,
+                        Value inBounds, ArrayRef<Value> point);
 
   /// How a staged tile is laid out in shared memory.
   enum class SharedLayout { KMajor, RowMajor }; // [kk][row] or [row][kk]

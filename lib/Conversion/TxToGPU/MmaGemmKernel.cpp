@@ -30,7 +30,9 @@
 //  * C/D 16x8 (f32): c0,c1 (g, 2t+{0,1}), c2,c3 (g+8, 2t+{0,1}).
 //
 // The accumulators start from the output (linalg contractions accumulate)
-// and are stored back with per-element bounds checks, so any M, N, K work.
+// and are stored back with per-element bounds checks, so any M, N, K work;
+// under split-K they start from zero and are added into the output with
+// atomics (KernelBuilderBase::SplitK).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +48,36 @@
 using namespace mlir;
 
 namespace mlir::tx::gpu_gemm {
+
+bool isMultiplyAccumulate(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getNumArguments() != 3)
+    return false;
+  auto strip = [](Value v) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      return ext.getIn();
+    return v;
+  };
+  auto add =
+      body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  Value acc = body->getArgument(2);
+  Value product = !add                  ? Value()
+                  : add.getLhs() == acc ? add.getRhs()
+                  : add.getRhs() == acc ? add.getLhs()
+                                        : Value();
+  auto mulOp = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mulOp)
+    return false;
+  // Nothing but the (optional) widening of each operand, the multiply and
+  // the add.
+  unsigned widenings = (mulOp.getLhs() != strip(mulOp.getLhs())) +
+                       (mulOp.getRhs() != strip(mulOp.getRhs()));
+  if (body->getOperations().size() != 3 + widenings)
+    return false;
+  Value lhs = strip(mulOp.getLhs()), rhs = strip(mulOp.getRhs());
+  return (lhs == body->getArgument(0) && rhs == body->getArgument(1)) ||
+         (lhs == body->getArgument(1) && rhs == body->getArgument(0));
+}
 
 std::optional<MmaKind> matchMma(linalg::LinalgOp op, bool allowTF32,
                                 std::string &why) {
@@ -68,27 +100,7 @@ std::optional<MmaKind> matchMma(linalg::LinalgOp op, bool allowTF32,
   if (!kind)
     return std::nullopt;
 
-  // The body must be exactly acc + widen(a) * widen(b): anything else (a
-  // scale, an activation, an integer cast) is not what mma.sync computes.
-  Block *body = op.getBlock();
-  auto strip = [](Value v) {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-      return ext.getIn();
-    return v;
-  };
-  auto add = body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
-  Value acc = body->getArgument(2);
-  Value product = !add                  ? Value()
-                  : add.getLhs() == acc ? add.getRhs()
-                  : add.getRhs() == acc ? add.getLhs()
-                                        : Value();
-  auto mulOp = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  unsigned expectedOps = 2 + (aType != cType ? 2 : 0);
-  if (!mulOp || body->getOperations().size() != expectedOps + 1 ||
-      !((strip(mulOp.getLhs()) == body->getArgument(0) &&
-         strip(mulOp.getRhs()) == body->getArgument(1)) ||
-        (strip(mulOp.getLhs()) == body->getArgument(1) &&
-         strip(mulOp.getRhs()) == body->getArgument(0)))) {
+  if (!isMultiplyAccumulate(op)) {
     why = "the body is not a plain multiply-accumulate";
     return std::nullopt;
   }
@@ -100,8 +112,10 @@ namespace {
 class MmaKernelBuilder : public KernelBuilderBase {
 public:
   MmaKernelBuilder(linalg::LinalgOp op, GemmDims dims, MmaKind kind,
-                   MmaTiling tiling, RewriterBase &rewriter)
-      : KernelBuilderBase(op, dims, rewriter), kind(kind), t(tiling) {}
+                   MmaTiling tiling, int64_t splitKBlocks,
+                   RewriterBase &rewriter)
+      : KernelBuilderBase(op, dims, rewriter), kind(kind), t(tiling),
+        splitKBlocks(splitKBlocks) {}
 
   void build();
 
@@ -310,6 +324,7 @@ private:
 
   MmaKind kind;
   MmaTiling t;
+  int64_t splitKBlocks;
   Value lane, g, t4;
 };
 
@@ -329,6 +344,11 @@ void MmaKernelBuilder::build() {
   Value gridX = arith::CeilDivUIOp::create(b, loc, nSize, cst(t.bn));
   Value gridY = arith::CeilDivUIOp::create(b, loc, mSize, cst(t.bm));
   Value one = cst(1);
+  Value kTiles = arith::CeilDivUIOp::create(b, loc, kSize, cst(t.bk));
+  SplitK splitK;
+  Value gridZ = splitKBlocks > 0 ? planSplitK(splitK, splitKBlocks, gridX,
+                                              gridY, batchSize, kTiles)
+                                 : batchSize;
 
   Attribute workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::AddressSpace::Workgroup);
@@ -338,7 +358,7 @@ void MmaKernelBuilder::build() {
                            MemRefLayoutAttrInterface(), workgroup);
   };
   auto launch = gpu::LaunchOp::create(
-      b, loc, gridX, gridY, batchSize, cst(t.threads()), one, one,
+      b, loc, gridX, gridY, gridZ, cst(t.threads()), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, TypeRange{sharedType(t.bm), sharedType(t.bn)});
   Value aShared = launch.getWorkgroupAttributions()[0];
@@ -347,7 +367,8 @@ void MmaKernelBuilder::build() {
   // Kernel side.
   b.setInsertionPointToStart(&launch.getBody().front());
   Value tid = launch.getThreadIds().x;
-  Value batchId = launch.getBlockIds().z;
+  Value batchId, kBegin, kEnd;
+  decodeGridZ(splitK, launch.getBlockIds().z, kTiles, batchId, kBegin, kEnd);
   Value m0 = mul(launch.getBlockIds().y, cst(t.bm));
   Value n0 = mul(launch.getBlockIds().x, cst(t.bn));
   lane = rem(tid, 32);
@@ -379,8 +400,9 @@ void MmaKernelBuilder::build() {
     for (int64_t j = 0; j < fragsN; ++j)
       for (int64_t e = 0; e < 4; ++e) {
         auto [r, c] = element(i, j, e);
-        accInit.push_back(guardedLoad(*cOperand, both(rowOk[r], colOk[c]),
-                                      outputPoint(rows[r], cols[c], batchId)));
+        accInit.push_back(
+            initialAccumulator(splitK, *cOperand, both(rowOk[r], colOk[c]),
+                               outputPoint(rows[r], cols[c], batchId)));
       }
 
   auto toTF32 = [&](Value v) -> Value {
@@ -391,8 +413,7 @@ void MmaKernelBuilder::build() {
   // Uniform for the whole kernel: whether the 16-byte staging path applies.
   Value aAligned = baseAligned(aOperand->get());
   Value bAligned = baseAligned(bOperand->get());
-  Value kTiles = arith::CeilDivUIOp::create(b, loc, kSize, cst(t.bk));
-  auto kLoop = scf::ForOp::create(b, loc, cst(0), kTiles, one, accInit);
+  auto kLoop = scf::ForOp::create(b, loc, kBegin, kEnd, one, accInit);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
@@ -430,9 +451,9 @@ void MmaKernelBuilder::build() {
     for (int64_t j = 0; j < fragsN; ++j)
       for (int64_t e = 0; e < 4; ++e) {
         auto [r, c] = element(i, j, e);
-        guardedStore(kLoop.getResult((i * fragsN + j) * 4 + e), *cOperand,
-                     both(rowOk[r], colOk[c]),
-                     outputPoint(rows[r], cols[c], batchId));
+        writeAccumulator(splitK, kLoop.getResult((i * fragsN + j) * 4 + e),
+                         *cOperand, both(rowOk[r], colOk[c]),
+                         outputPoint(rows[r], cols[c], batchId));
       }
   gpu::TerminatorOp::create(b, loc);
 }
@@ -440,8 +461,9 @@ void MmaKernelBuilder::build() {
 } // namespace
 
 void buildMmaGemm(linalg::LinalgOp op, GemmDims dims, MmaKind kind,
-                  MmaTiling tiling, RewriterBase &rewriter) {
-  MmaKernelBuilder(op, dims, kind, tiling, rewriter).build();
+                  MmaTiling tiling, int64_t splitKBlocks,
+                  RewriterBase &rewriter) {
+  MmaKernelBuilder(op, dims, kind, tiling, splitKBlocks, rewriter).build();
 }
 
 } // namespace mlir::tx::gpu_gemm

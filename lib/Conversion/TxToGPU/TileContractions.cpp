@@ -72,12 +72,17 @@ SmallVector<Value> KernelBuilderBase::indicesOf(OpOperand &operand,
 
 Value KernelBuilderBase::guardedLoad(OpOperand &operand, Value inBounds,
                                      ArrayRef<Value> loopValues) {
-  Type elementType = getElementTypeOrSelf(operand.get().getType());
+  return guardedLoadAt(operand.get(), inBounds,
+                       indicesOf(operand, loopValues));
+}
+
+Value KernelBuilderBase::guardedLoadAt(Value memref, Value inBounds,
+                                       ValueRange indices) {
+  Type elementType = getElementTypeOrSelf(memref.getType());
   auto ifOp = scf::IfOp::create(
       b, loc, inBounds,
       [&](OpBuilder &nb, Location l) {
-        Value v = memref::LoadOp::create(nb, l, operand.get(),
-                                         indicesOf(operand, loopValues));
+        Value v = memref::LoadOp::create(nb, l, memref, indices);
         scf::YieldOp::create(nb, l, v);
       },
       [&](OpBuilder &nb, Location l) {
@@ -96,6 +101,81 @@ void KernelBuilderBase::guardedStore(Value value, OpOperand &operand,
                             indicesOf(operand, loopValues));
     scf::YieldOp::create(nb, l);
   });
+}
+
+Value KernelBuilderBase::planSplitK(SplitK &s, int64_t targetBlocks,
+                                    Value gridX, Value gridY, Value batchSize,
+                                    Value kTiles) {
+  s.enabled = true;
+  Value one = cst(1);
+  auto maxOne = [&](Value v) { return arith::MaxUIOp::create(b, loc, v, one); };
+  Value tiles = maxOne(mul(mul(gridX, gridY), batchSize));
+  Value kTilesAtLeastOne = maxOne(kTiles);
+  Value wanted = arith::MinUIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, cst(targetBlocks), tiles),
+      kTilesAtLeastOne);
+  s.perSplit = arith::CeilDivUIOp::create(b, loc, kTilesAtLeastOne, wanted);
+  // Recomputed so that no split is empty.
+  s.splits = arith::CeilDivUIOp::create(b, loc, kTilesAtLeastOne, s.perSplit);
+  return mul(batchSize, s.splits);
+}
+
+void KernelBuilderBase::decodeGridZ(const SplitK &s, Value z, Value kTiles,
+                                    Value &batchId, Value &kBegin,
+                                    Value &kEnd) {
+  if (!s.enabled) {
+    batchId = z;
+    kBegin = cst(0);
+    kEnd = kTiles;
+    return;
+  }
+  batchId = arith::DivUIOp::create(b, loc, z, s.splits);
+  Value split = arith::RemUIOp::create(b, loc, z, s.splits);
+  kBegin = mul(split, s.perSplit);
+  kEnd = arith::MinUIOp::create(b, loc, add(kBegin, s.perSplit), kTiles);
+}
+
+Value KernelBuilderBase::initialAccumulator(const SplitK &s, OpOperand &c,
+                                            Value inBounds,
+                                            ArrayRef<Value> point) {
+  if (!s.enabled)
+    return guardedLoad(c, inBounds, point);
+  Type type = getElementTypeOrSelf(c.get().getType());
+  return arith::ConstantOp::create(b, loc,
+                                   cast<TypedAttr>(b.getZeroAttr(type)));
+}
+
+void KernelBuilderBase::writeAccumulator(const SplitK &s, Value value,
+                                         OpOperand &c, Value inBounds,
+                                         ArrayRef<Value> point) {
+  if (!s.enabled) {
+    guardedStore(value, c, inBounds, point);
+    return;
+  }
+  scf::IfOp::create(b, loc, inBounds, [&](OpBuilder &nb, Location l) {
+    memref::AtomicRMWOp::create(nb, l, arith::AtomicRMWKind::addf, value,
+                                c.get(), indicesOf(c, point));
+    scf::YieldOp::create(nb, l);
+  });
+}
+
+Value KernelBuilderBase::steppedView(OpOperand &operand,
+                                     ArrayRef<Value> start, unsigned stepDim,
+                                     int64_t step, int64_t count,
+                                     unsigned &viewDim) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (unsigned i = 0, e = map.getNumResults(); i < e; ++i) {
+    unsigned loopDim = map.getDimPosition(i);
+    offsets.push_back(start[loopDim]);
+    bool stepped = loopDim == stepDim;
+    if (stepped)
+      viewDim = i;
+    sizes.push_back(b.getIndexAttr(stepped ? count : 1));
+    strides.push_back(b.getIndexAttr(stepped ? step : 1));
+  }
+  return memref::SubViewOp::create(b, loc, operand.get(), offsets, sizes,
+                                   strides);
 }
 
 SmallVector<Value> KernelBuilderBase::outputPoint(Value row, Value col,
@@ -123,9 +203,25 @@ void KernelBuilderBase::stageTile(OpOperand &operand, Value shared,
   // the block spans whole inner rows the split is the same for every l up
   // to a constant outer offset: one div/rem instead of one per element.
   Value tidOuter, tidInner;
+  // In that case the thread's elements are also one strided view of the
+  // operand (element l = l steps along one dimension): its loads address
+  // one base plus constant offsets, rather than a row address each that
+  // the compiler would keep live across the K loop.
+  Value view;
+  unsigned viewDim = 0;
   if (threads % inner == 0) {
     tidOuter = div(tid, inner);
     tidInner = rem(tid, inner);
+    SmallVector<Value> start(op.getNumLoops());
+    start[rowDim] = add(rowBase, kInnermost ? tidOuter : tidInner);
+    start[dims.k] = add(k0, kInnermost ? tidInner : tidOuter);
+    if (dims.batch)
+      start[*dims.batch] = batchId;
+    for (Value &v : start)
+      if (!v)
+        v = cst(0);
+    view = steppedView(operand, start, kInnermost ? rowDim : dims.k,
+                       threads / inner, perThread, viewDim);
   }
   for (int64_t l = 0; l < perThread; ++l) {
     Value outerPos, innerPos;
@@ -147,7 +243,15 @@ void KernelBuilderBase::stageTile(OpOperand &operand, Value shared,
     loopValues[dims.k] = globalK;
     if (dims.batch)
       loopValues[*dims.batch] = batchId;
-    Value v = guardedLoad(operand, inBounds, loopValues);
+    Value v;
+    if (view) {
+      SmallVector<Value> indices(
+          cast<MemRefType>(view.getType()).getRank(), cst(0));
+      indices[viewDim] = cst(l);
+      v = guardedLoadAt(view, inBounds, indices);
+    } else {
+      v = guardedLoad(operand, inBounds, loopValues);
+    }
     if (convert)
       v = convert(v);
     SmallVector<Value, 2> at = layout == SharedLayout::KMajor
@@ -163,8 +267,9 @@ namespace {
 class SimtKernelBuilder : public KernelBuilderBase {
 public:
   SimtKernelBuilder(linalg::LinalgOp op, GemmDims dims, SimtTiling tiling,
-                    RewriterBase &rewriter)
-      : KernelBuilderBase(op, dims, rewriter), t(tiling) {}
+                    int64_t splitKBlocks, RewriterBase &rewriter)
+      : KernelBuilderBase(op, dims, rewriter), t(tiling),
+        splitKBlocks(splitKBlocks) {}
 
   void build();
 
@@ -194,6 +299,7 @@ private:
   }
 
   SimtTiling t;
+  int64_t splitKBlocks;
 };
 
 void SimtKernelBuilder::build() {
@@ -214,6 +320,11 @@ void SimtKernelBuilder::build() {
   Value gridX = arith::CeilDivUIOp::create(b, loc, nSize, cst(t.bn));
   Value gridY = arith::CeilDivUIOp::create(b, loc, mSize, cst(t.bm));
   Value one = cst(1);
+  Value kTiles = arith::CeilDivUIOp::create(b, loc, kSize, cst(t.bk));
+  SplitK splitK;
+  Value gridZ = splitKBlocks > 0 ? planSplitK(splitK, splitKBlocks, gridX,
+                                              gridY, batchSize, kTiles)
+                                 : batchSize;
 
   Attribute workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::AddressSpace::Workgroup);
@@ -222,7 +333,7 @@ void SimtKernelBuilder::build() {
   auto bSharedType = MemRefType::get({t.bk, t.bn}, bType,
                                      MemRefLayoutAttrInterface(), workgroup);
   auto launch = gpu::LaunchOp::create(
-      b, loc, gridX, gridY, batchSize, cst(t.threadsN()), cst(t.threadsM()),
+      b, loc, gridX, gridY, gridZ, cst(t.threadsN()), cst(t.threadsM()),
       one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, TypeRange{aSharedType, bSharedType});
   Value aShared = launch.getWorkgroupAttributions()[0];
@@ -231,7 +342,8 @@ void SimtKernelBuilder::build() {
   // Kernel side.
   b.setInsertionPointToStart(&launch.getBody().front());
   Value tx = launch.getThreadIds().x, ty = launch.getThreadIds().y;
-  Value batchId = launch.getBlockIds().z;
+  Value batchId, kBegin, kEnd;
+  decodeGridZ(splitK, launch.getBlockIds().z, kTiles, batchId, kBegin, kEnd);
   Value m0 = mul(launch.getBlockIds().y, cst(t.bm));
   Value n0 = mul(launch.getBlockIds().x, cst(t.bn));
   Value tid = add(mul(ty, cst(t.threadsN())), tx);
@@ -252,11 +364,11 @@ void SimtKernelBuilder::build() {
   SmallVector<Value> accInit;
   for (int64_t r = 0; r < t.rm; ++r)
     for (int64_t c = 0; c < t.rn; ++c)
-      accInit.push_back(guardedLoad(*cOperand, both(rowOk[r], colOk[c]),
-                                    outputPoint(rows[r], cols[c], batchId)));
+      accInit.push_back(
+          initialAccumulator(splitK, *cOperand, both(rowOk[r], colOk[c]),
+                             outputPoint(rows[r], cols[c], batchId)));
 
-  Value kTiles = arith::CeilDivUIOp::create(b, loc, kSize, cst(t.bk));
-  auto kLoop = scf::ForOp::create(b, loc, cst(0), kTiles, one, accInit);
+  auto kLoop = scf::ForOp::create(b, loc, kBegin, kEnd, one, accInit);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
@@ -291,17 +403,17 @@ void SimtKernelBuilder::build() {
 
   for (int64_t r = 0; r < t.rm; ++r)
     for (int64_t c = 0; c < t.rn; ++c)
-      guardedStore(kLoop.getResult(r * t.rn + c), *cOperand,
-                   both(rowOk[r], colOk[c]),
-                   outputPoint(rows[r], cols[c], batchId));
+      writeAccumulator(splitK, kLoop.getResult(r * t.rn + c), *cOperand,
+                       both(rowOk[r], colOk[c]),
+                       outputPoint(rows[r], cols[c], batchId));
   gpu::TerminatorOp::create(b, loc);
 }
 
 } // namespace
 
 void buildSimtGemm(linalg::LinalgOp op, GemmDims dims, SimtTiling tiling,
-                   RewriterBase &rewriter) {
-  SimtKernelBuilder(op, dims, tiling, rewriter).build();
+                   int64_t splitKBlocks, RewriterBase &rewriter) {
+  SimtKernelBuilder(op, dims, tiling, splitKBlocks, rewriter).build();
 }
 
 } // namespace mlir::tx::gpu_gemm
@@ -391,8 +503,23 @@ struct TxGPUTileContractionsPass
     return success();
   }
 
+  /// Split-K needs partial sums that add: a multiply-accumulate into f32
+  /// (f32 atomics; a 16-bit output would round every partial sum).
+  int64_t splitKBlocksFor(linalg::LinalgOp op) {
+    Type cType = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    return splitKBlocks > 0 && cType.isF32() && isMultiplyAccumulate(op)
+               ? int64_t(splitKBlocks)
+               : 0;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (splitKBlocks < 0) {
+      module.emitError() << "tx-gpu-tile-contractions: split-k-blocks must "
+                            "be 0 (off) or positive, got "
+                         << static_cast<int64_t>(splitKBlocks);
+      return signalPassFailure();
+    }
     SimtTiling simt;
     MmaTiling mmaTiling;
     if (failed(checkSimtTiling(simt)) || failed(checkMmaTiling(mmaTiling)))
@@ -452,13 +579,14 @@ struct TxGPUTileContractionsPass
                         (*kind == MmaKind::TF32 ? 4 : 2);
         if (failed(checkShared(op, bytes)))
           return signalPassFailure();
-        buildMmaGemm(op, dims, *kind, mmaTiling, rewriter);
+        buildMmaGemm(op, dims, *kind, mmaTiling, splitKBlocksFor(op),
+                     rewriter);
       } else {
         int64_t bytes = simt.bk * (simt.bm * bytesOf(op.getDpsInputs()[0]) +
                                    simt.bn * bytesOf(op.getDpsInputs()[1]));
         if (failed(checkShared(op, bytes)))
           return signalPassFailure();
-        buildSimtGemm(op, dims, simt, rewriter);
+        buildSimtGemm(op, dims, simt, splitKBlocksFor(op), rewriter);
       }
       rewriter.eraseOp(op);
     }

@@ -16,7 +16,8 @@
 // CHECK-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 // CHECK-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK: bar.sync 0;
-// CHECK: st.global.b32
+// Split-K (on by default): the partial sums are added into the output.
+// CHECK: atom.global.add.f32
 // CHECK: .visible .entry linear_f16_kernel(
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
@@ -42,7 +43,7 @@
 // TF32: .visible .entry linear_f32_kernel(
 // TF32-DAG: .shared .align 16 .b8 __wg_linear_f32_kernel_0[9216];
 // TF32: cvt.rna.tf32.f32
-// TF32: st.shared.b32
+// TF32: st.shared{{(.v4)?}}.b32
 // TF32: bar.sync 0;
 // TF32: ld.shared.b32
 // TF32-COUNT-32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32

@@ -91,8 +91,8 @@ func.func @linear_bf16(%x: memref<?x64xbf16>, %w: memref<96x64xbf16>, %y: memref
 // CHECK-NOT: vector.load
 // CHECK: memref.load %[[C]][%[[BZ]],
 // CHECK-NOT: vector.load
-// CHECK: memref.load %[[A]][%[[BZ]],
-// CHECK: memref.load %[[B]][%[[BZ]],
+// CHECK: memref.subview %[[A]][%[[BZ]],
+// CHECK: memref.subview %[[B]][%[[BZ]],
 // CHECK: nvgpu.ldmatrix %[[AS]]{{.*}} -> vector<4x2xf16>
 // CHECK-NOT: vector.bitcast
 // CHECK: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
@@ -159,5 +159,59 @@ func.func @scaled(%x: memref<?x64xbf16>, %w: memref<96x64xbf16>, %y: memref<?x96
 func.func @bf16_accumulator(%x: memref<?x64xbf16>, %w: memref<96x64xbf16>, %y: memref<?x96xbf16>) {
   linalg.matmul indexing_maps = [#a, #b, #c]
     ins(%x, %w : memref<?x64xbf16>, memref<96x64xbf16>) outs(%y : memref<?x96xbf16>)
+  return
+}
+
+// -----
+
+// Split-K (split-k-blocks=256): a decode-shaped GEMM (its output tiles
+// give ceil(T/64) x 2 blocks) spreads its K tiles over more blocks: the
+// host computes the split from the shapes, grid z is the number of splits,
+// each block runs its own K range, starts from zero and adds its partial
+// sums into Y with atomics (Y is not read).
+// RUN: tx-opt %s -split-input-file -tx-gpu-tile-contractions="split-k-blocks=256" -canonicalize -cse | FileCheck %s --check-prefix=SPLIT
+// SPLIT-LABEL: func.func @split_bf16
+// SPLIT-SAME: (%[[X:.+]]: memref<?x4096xbf16>, %[[W:.+]]: memref<128x4096xbf16>, %[[Y:.+]]: memref<?x128xf32>)
+// SPLIT: %[[GY:.+]] = arith.ceildivui %{{.+}}, %c64
+// SPLIT: %[[TILES:.+]] = arith.muli %[[GY]], %c2
+// SPLIT: %[[T1:.+]] = arith.maxui %[[TILES]], %c1
+// SPLIT: %[[WANT:.+]] = arith.ceildivui %c256, %[[T1]]
+// SPLIT: %[[W2:.+]] = arith.minui %[[WANT]], %c128
+// SPLIT: %[[PER:.+]] = arith.ceildivui %c128, %[[W2]]
+// SPLIT: %[[SPLITS:.+]] = arith.ceildivui %c128, %[[PER]]
+// SPLIT: gpu.launch blocks(%{{.+}}, %{{.+}}, %[[BZ:.+]]) in (%{{.+}} = %c2, %{{.+}} = %[[GY]], %{{.+}} = %[[SPLITS]])
+// SPLIT: %[[SPLIT:.+]] = arith.remui %[[BZ]], %[[SPLITS]]
+// SPLIT: %[[KB:.+]] = arith.muli %[[SPLIT]], %[[PER]]
+// SPLIT: %[[KE0:.+]] = arith.addi %[[KB]], %[[PER]]
+// SPLIT: %[[KE:.+]] = arith.minui %[[KE0]], %c128
+// SPLIT-NOT: memref.load %[[Y]]
+// SPLIT: scf.for %{{.+}} = %[[KB]] to %[[KE]] step %c1 iter_args(%{{.+}} = %cst{{.*}}, %{{.+}} = %cst
+// SPLIT: nvvm.mma.sync
+// SPLIT-COUNT-32: memref.atomic_rmw addf %{{.+}}, %[[Y]][%{{.+}}, %{{.+}}] : (f32, memref<?x128xf32>) -> f32
+// SPLIT-NOT: memref.store %{{.+}}, %[[Y]]
+// The SIMT kernel splits the same way.
+// SPLIT-LABEL: func.func @split_f32
+// SPLIT: gpu.launch
+// SPLIT-NOT: memref.load %{{.+}} : memref<?x128xf32>
+// SPLIT: arith.mulf %{{.+}}, %{{.+}} fastmath<contract> : f32
+// SPLIT-COUNT-16: memref.atomic_rmw addf
+// Not additive into f32: a bf16 output (atomics would round every partial
+// sum) keeps one block per tile, reading and storing C.
+// SPLIT-LABEL: func.func @split_bf16_output
+// SPLIT-NOT: memref.atomic_rmw
+// SPLIT: memref.store
+func.func @split_bf16(%x: memref<?x4096xbf16>, %w: memref<128x4096xbf16>, %y: memref<?x128xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%x, %w : memref<?x4096xbf16>, memref<128x4096xbf16>) outs(%y : memref<?x128xf32>)
+  return
+}
+func.func @split_f32(%x: memref<?x4096xf32>, %w: memref<128x4096xf32>, %y: memref<?x128xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%x, %w : memref<?x4096xf32>, memref<128x4096xf32>) outs(%y : memref<?x128xf32>)
+  return
+}
+func.func @split_bf16_output(%x: memref<?x4096xbf16>, %w: memref<128x4096xbf16>, %y: memref<?x128xbf16>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%x, %w : memref<?x4096xbf16>, memref<128x4096xbf16>) outs(%y : memref<?x128xbf16>)
   return
 }

@@ -11,10 +11,14 @@
 // CHECK-COUNT-16: memref.load %[[Y]]
 // CHECK: %{{.+}}:16 = scf.for %[[KT:.+]] = %c0 to %{{.+}} step %c1 iter_args(
 // Both operands are K-innermost: consecutive threads read consecutive k.
+// A thread's four elements of a tile are one strided view (16 rows apart),
+// loaded at constant offsets.
 // CHECK: arith.remui %{{.+}}, %c16
-// CHECK: memref.load %[[X]]
+// CHECK: %[[XV:.+]] = memref.subview %[[X]][%{{.+}}, %{{.+}}] [4, 1] [16, 1] : memref<?x64xf32> to memref<4x1xf32, strided<[1024, 1], offset: ?>>
+// CHECK: memref.load %[[XV]][%c0, %c0]
 // CHECK-COUNT-4: memref.store %{{.+}}, %[[AS]]
-// CHECK: memref.load %[[W]]
+// CHECK: %[[WV:.+]] = memref.subview %[[W]]
+// CHECK: memref.load %[[WV]]
 // CHECK-COUNT-4: memref.store %{{.+}}, %[[BS]]
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[AS]]
@@ -40,8 +44,9 @@ func.func @linear(%x: memref<?x64xf32>, %w: memref<96x64xf32>, %y: memref<?x96xf
 // CHECK-SAME: (%[[A:.+]]: memref<4x?x16xf16>, %[[B:.+]]: memref<4x16x32xf16>, %[[C:.+]]: memref<4x?x32xf32>)
 // CHECK: gpu.launch blocks(%{{.+}}, %{{.+}}, %[[BZ:.+]]) in (%{{.+}} = %c1, %{{.+}} = %{{.+}}, %{{.+}} = %c4) threads(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %c16, %{{.+}} = %c16, %{{.+}} = %c1) workgroup(%[[AS:.+]] : memref<16x64xf16, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<16x64xf16, #gpu.address_space<workgroup>>)
 // CHECK: memref.load %[[C]][%[[BZ]],
-// CHECK: memref.load %[[A]][%[[BZ]],
-// CHECK: memref.load %[[B]][%[[BZ]],
+// CHECK: memref.subview %[[A]][%[[BZ]], %{{.+}}, %{{.+}}] [1, 4, 1] [1, 16, 1]
+// B is [batch][k][n]: a thread's elements step along K.
+// CHECK: memref.subview %[[B]][%[[BZ]], %{{.+}}, %{{.+}}] [1, 4, 1] [1, 4, 1]
 // CHECK: gpu.barrier
 // CHECK: arith.extf %{{.+}} : f16 to f32
 // CHECK: arith.mulf %{{.+}}, %{{.+}} fastmath<contract> : f32

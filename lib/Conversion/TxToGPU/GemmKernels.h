@@ -140,6 +140,15 @@ protected:
   /// grid's z size.
   Value planSplitK(SplitK &s, int64_t targetBlocks, Value gridX, Value gridY,
                    Value batchSize, Value kTiles);
+
+  /// The problem and the grid of a kernel with `bm` x `bn` output tiles and
+  /// `bk`-deep K slices, computed on the host before `op`.
+  struct Launch {
+    Value mSize, nSize, kSize, kTiles;
+    Value gridX, gridY, gridZ; // N tiles, M tiles, batch x K splits
+    SplitK splitK;
+  };
+  Launch planLaunch(int64_t bm, int64_t bn, int64_t bk, int64_t splitKBlocks);
   /// Kernel side: the batch and the K tiles [kBegin, kEnd) of block z.
   void decodeGridZ(const SplitK &s, Value z, Value kTiles, Value &batchId,
                    Value &kBegin, Value &kEnd);

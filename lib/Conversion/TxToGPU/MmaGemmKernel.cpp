@@ -164,7 +164,8 @@ private:
     auto type = VectorType::get({4, 2}, sharedElementType());
     Value fragment = nvgpu::LdMatrixOp::create(
         b, loc, type, shared,
-        ValueRange{add(row0, rem(lane, 16)), add(k0, mul(div(lane, 16), cst(8)))},
+        ValueRange{add(row0, rem(lane, 16)),
+                   add(k0, mul(div(lane, 16), cst(8)))},
         /*transpose=*/false, /*numTiles=*/4);
     return registersOf(fragment, 4);
   }
@@ -335,20 +336,11 @@ void MmaKernelBuilder::build() {
 
   // Host side: problem sizes and launch configuration.
   b.setInsertionPoint(op);
-  SmallVector<Range> ranges = op.createLoopRanges(b, loc);
-  auto sizeOf = [&](unsigned d) {
-    return getValueOrCreateConstantIndexOp(b, loc, ranges[d].size);
-  };
-  Value mSize = sizeOf(dims.m), nSize = sizeOf(dims.n), kSize = sizeOf(dims.k);
-  Value batchSize = dims.batch ? sizeOf(*dims.batch) : cst(1);
-  Value gridX = arith::CeilDivUIOp::create(b, loc, nSize, cst(t.bn));
-  Value gridY = arith::CeilDivUIOp::create(b, loc, mSize, cst(t.bm));
+  Launch grid = planLaunch(t.bm, t.bn, t.bk, splitKBlocks);
+  Value mSize = grid.mSize, nSize = grid.nSize, kSize = grid.kSize,
+        kTiles = grid.kTiles;
+  const SplitK &splitK = grid.splitK;
   Value one = cst(1);
-  Value kTiles = arith::CeilDivUIOp::create(b, loc, kSize, cst(t.bk));
-  SplitK splitK;
-  Value gridZ = splitKBlocks > 0 ? planSplitK(splitK, splitKBlocks, gridX,
-                                              gridY, batchSize, kTiles)
-                                 : batchSize;
 
   Attribute workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::AddressSpace::Workgroup);
@@ -358,7 +350,7 @@ void MmaKernelBuilder::build() {
                            MemRefLayoutAttrInterface(), workgroup);
   };
   auto launch = gpu::LaunchOp::create(
-      b, loc, gridX, gridY, gridZ, cst(t.threads()), one, one,
+      b, loc, grid.gridX, grid.gridY, grid.gridZ, cst(t.threads()), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, TypeRange{sharedType(t.bm), sharedType(t.bn)});
   Value aShared = launch.getWorkgroupAttributions()[0];
@@ -408,7 +400,8 @@ void MmaKernelBuilder::build() {
   auto toTF32 = [&](Value v) -> Value {
     return NVVM::ConvertFloatToTF32Op::create(
         b, loc, b.getI32Type(), v,
-        NVVM::FPRoundingModeAttr::get(b.getContext(), NVVM::FPRoundingMode::RNA));
+        NVVM::FPRoundingModeAttr::get(b.getContext(),
+                                      NVVM::FPRoundingMode::RNA));
   };
   // Uniform for the whole kernel: whether the 16-byte staging path applies.
   Value aAligned = baseAligned(aOperand->get());

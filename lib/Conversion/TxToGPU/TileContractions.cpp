@@ -120,6 +120,27 @@ Value KernelBuilderBase::planSplitK(SplitK &s, int64_t targetBlocks,
   return mul(batchSize, s.splits);
 }
 
+KernelBuilderBase::Launch KernelBuilderBase::planLaunch(int64_t bm, int64_t bn,
+                                                      int64_t bk,
+                                                      int64_t splitKBlocks) {
+  Launch l;
+  SmallVector<Range> ranges = op.createLoopRanges(b, loc);
+  auto sizeOf = [&](unsigned d) {
+    return getValueOrCreateConstantIndexOp(b, loc, ranges[d].size);
+  };
+  l.mSize = sizeOf(dims.m);
+  l.nSize = sizeOf(dims.n);
+  l.kSize = sizeOf(dims.k);
+  Value batchSize = dims.batch ? sizeOf(*dims.batch) : cst(1);
+  l.gridX = arith::CeilDivUIOp::create(b, loc, l.nSize, cst(bn));
+  l.gridY = arith::CeilDivUIOp::create(b, loc, l.mSize, cst(bm));
+  l.kTiles = arith::CeilDivUIOp::create(b, loc, l.kSize, cst(bk));
+  l.gridZ = splitKBlocks > 0 ? planSplitK(l.splitK, splitKBlocks, l.gridX,
+                                          l.gridY, batchSize, l.kTiles)
+                             : batchSize;
+  return l;
+}
+
 void KernelBuilderBase::decodeGridZ(const SplitK &s, Value z, Value kTiles,
                                     Value &batchId, Value &kBegin,
                                     Value &kEnd) {
@@ -311,20 +332,11 @@ void SimtKernelBuilder::build() {
 
   // Host side: problem sizes and launch configuration.
   b.setInsertionPoint(op);
-  SmallVector<Range> ranges = op.createLoopRanges(b, loc);
-  auto sizeOf = [&](unsigned d) {
-    return getValueOrCreateConstantIndexOp(b, loc, ranges[d].size);
-  };
-  Value mSize = sizeOf(dims.m), nSize = sizeOf(dims.n), kSize = sizeOf(dims.k);
-  Value batchSize = dims.batch ? sizeOf(*dims.batch) : cst(1);
-  Value gridX = arith::CeilDivUIOp::create(b, loc, nSize, cst(t.bn));
-  Value gridY = arith::CeilDivUIOp::create(b, loc, mSize, cst(t.bm));
+  Launch grid = planLaunch(t.bm, t.bn, t.bk, splitKBlocks);
+  Value mSize = grid.mSize, nSize = grid.nSize, kSize = grid.kSize,
+        kTiles = grid.kTiles;
+  const SplitK &splitK = grid.splitK;
   Value one = cst(1);
-  Value kTiles = arith::CeilDivUIOp::create(b, loc, kSize, cst(t.bk));
-  SplitK splitK;
-  Value gridZ = splitKBlocks > 0 ? planSplitK(splitK, splitKBlocks, gridX,
-                                              gridY, batchSize, kTiles)
-                                 : batchSize;
 
   Attribute workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::AddressSpace::Workgroup);
@@ -333,7 +345,8 @@ void SimtKernelBuilder::build() {
   auto bSharedType = MemRefType::get({t.bk, t.bn}, bType,
                                      MemRefLayoutAttrInterface(), workgroup);
   auto launch = gpu::LaunchOp::create(
-      b, loc, gridX, gridY, gridZ, cst(t.threadsN()), cst(t.threadsM()),
+      b, loc, grid.gridX, grid.gridY, grid.gridZ, cst(t.threadsN()),
+      cst(t.threadsM()),
       one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, TypeRange{aSharedType, bSharedType});
   Value aShared = launch.getWorkgroupAttributions()[0];
@@ -457,15 +470,23 @@ struct TxGPUTileContractionsPass
                 "RM dividing BM and RN dividing BN (got block "
              << t.bm << "x" << t.bn << "x" << t.bk << ", thread " << t.rm
              << "x" << t.rn << ")";
-    if (t.threads() > 1024)
+    return checkBlock(t.threads(), t.bm, t.bn, t.bk);
+  }
+
+  /// What both kernels need of a block: at most 1024 threads, and threads
+  /// that divide the A and B tiles they stage.
+  LogicalResult checkBlock(int64_t threads, int64_t bm, int64_t bn,
+                           int64_t bk) {
+    ModuleOp module = getOperation();
+    if (threads > 1024)
       return module.emitError()
-             << "tx-gpu-tile-contractions: " << t.threads()
+             << "tx-gpu-tile-contractions: " << threads
              << " threads per block exceed the CUDA limit of 1024";
-    if ((t.bm * t.bk) % t.threads() || (t.bn * t.bk) % t.threads())
+    if ((bm * bk) % threads || (bn * bk) % threads)
       return module.emitError()
-             << "tx-gpu-tile-contractions: the " << t.threads()
+             << "tx-gpu-tile-contractions: the " << threads
              << " threads of a block must divide the A and B tiles ("
-             << t.bm * t.bk << " and " << t.bn * t.bk << " elements)";
+             << bm * bk << " and " << bn * bk << " elements)";
     return success();
   }
 
@@ -491,16 +512,7 @@ struct TxGPUTileContractionsPass
                 "the block tile (got block "
              << t.bm << "x" << t.bn << "x" << t.bk << ", warp " << t.wm << "x"
              << t.wn << ")";
-    if (t.threads() > 1024)
-      return module.emitError()
-             << "tx-gpu-tile-contractions: " << t.threads() / 32
-             << " warps per block exceed the CUDA limit of 1024 threads";
-    if ((t.bm * t.bk) % t.threads() || (t.bn * t.bk) % t.threads())
-      return module.emitError()
-             << "tx-gpu-tile-contractions: the " << t.threads()
-             << " threads of a block must divide the A and B tiles ("
-             << t.bm * t.bk << " and " << t.bn * t.bk << " elements)";
-    return success();
+    return checkBlock(t.threads(), t.bm, t.bn, t.bk);
   }
 
   /// Split-K needs partial sums that add: a multiply-accumulate into f32

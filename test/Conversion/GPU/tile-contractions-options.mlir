@@ -28,6 +28,6 @@ func.func @linear(%x: memref<?x64xf32>, %w: memref<96x64xf32>, %y: memref<?x96xf
 // TF32CHIP: error: tx-gpu-tile-contractions: mma=tf32 needs TF32 tensor cores (sm_80 or newer), not sm_75
 // MMATILE: error: tx-gpu-tile-contractions: tensor-core tiles need WM a multiple of 16, WN of 8, BK of 16, and warp tiles dividing the block tile (got block 64x64x24, warp 32x32)
 // MMAARITY: error: tx-gpu-tile-contractions: mma-warp-tile takes two sizes WM,WN
-// WARPS: error: tx-gpu-tile-contractions: 2048 warps per block exceed the CUDA limit of 1024 threads
+// WARPS: error: tx-gpu-tile-contractions: 65536 threads per block exceed the CUDA limit of 1024
 // RUN: not tx-opt %s -tx-gpu-tile-contractions="split-k-blocks=-1" 2>&1 | FileCheck %s --check-prefix=SPLITK
 // SPLITK: error: tx-gpu-tile-contractions: split-k-blocks must be 0 (off) or positive, got -1

@@ -143,6 +143,9 @@ def TxGPUTileContractions : Pass<"tx-gpu-tile-contractions", "ModuleOp"> {
     ListOption<"mmaWarpTile", "mma-warp-tile", "int64_t",
                "Tensor-core kernel: output tile of one warp WM,WN "
                "(default 32,32)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at every contraction naming the kernel it got "
+           "and, for the SIMT kernel, why not tensor cores">,
     Option<"splitKBlocks", "split-k-blocks", "int64_t", /*default=*/"0",
            "Split-K: when a GEMM's output tiles give fewer blocks than "
            "this, spread its K tiles over more blocks that add their "

@@ -58,6 +58,12 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
                      "blocks than this (decode shapes): K spread over more "
                      "blocks, partial sums added with f32 atomics; 0: off"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> gemmRemarks{
+      *this, "gemm-remarks",
+      llvm::cl::desc("A remark at every GEMM: the kernel it got (tensor-core "
+                     "instruction or SIMT, tiles, split-K) and why not "
+                     "tensor cores"),
+      llvm::cl::init(false)};
   PassOptions::ListOption<int64_t> loopTileSizes{
       *this, "loop-tile-sizes",
       llvm::cl::desc("Threads per block along each dimension of the "

@@ -93,6 +93,7 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
   gemm.chip = options.chip;
   gemm.mma = options.gemmMma;
   gemm.splitKBlocks = options.gemmSplitKBlocks;
+  gemm.remarks = options.gemmRemarks;
   gemm.mmaBlockTile.assign(options.gemmMmaBlockTile.begin(),
                            options.gemmMmaBlockTile.end());
   gemm.mmaWarpTile.assign(options.gemmMmaWarpTile.begin(),

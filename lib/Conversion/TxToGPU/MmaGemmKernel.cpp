@@ -95,6 +95,8 @@ std::optional<MmaKind> matchMma(linalg::LinalgOp op, bool allowTF32,
     kind = MmaKind::BF16;
   else if (aType.isF32() && allowTF32)
     kind = MmaKind::TF32;
+  else if (aType.isF32())
+    why = "f32 operands; mma=tf32 allows TF32 tensor cores";
   else
     why = "no tensor-core instruction for these element types";
   if (!kind)

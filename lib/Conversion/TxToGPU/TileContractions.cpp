@@ -515,6 +515,27 @@ struct TxGPUTileContractionsPass
     return checkBlock(t.threads(), t.bm, t.bn, t.bk);
   }
 
+  /// The remark that names the kernel `op` gets (remarks=true).
+  void remark(linalg::LinalgOp op, std::optional<MmaKind> kind,
+              StringRef why, const SimtTiling &simt, const MmaTiling &mmaT) {
+    InFlightDiagnostic diag = op.emitRemark();
+    if (kind) {
+      diag << "tensor cores: mma.sync "
+           << (*kind == MmaKind::TF32 ? "m16n8k8 tf32"
+               : *kind == MmaKind::BF16 ? "m16n8k16 bf16"
+                                        : "m16n8k16 f16")
+           << ", block " << mmaT.bm << "x" << mmaT.bn << "x" << mmaT.bk
+           << ", " << mmaT.warpsM() * mmaT.warpsN() << " warps of " << mmaT.wm
+           << "x" << mmaT.wn;
+    } else {
+      diag << "SIMT kernel (" << why << "): block " << simt.bm << "x"
+           << simt.bn << "x" << simt.bk << ", " << simt.threads()
+           << " threads of " << simt.rm << "x" << simt.rn;
+    }
+    if (int64_t blocks = splitKBlocksFor(op))
+      diag << ", split-K towards " << blocks << " blocks";
+  }
+
   /// Split-K needs partial sums that add: a multiply-accumulate into f32
   /// (f32 atomics; a 16-bit output would round every partial sum).
   int64_t splitKBlocksFor(linalg::LinalgOp op) {
@@ -583,8 +604,13 @@ struct TxGPUTileContractionsPass
     IRRewriter rewriter(&getContext());
     for (auto [op, dims] : gemms) {
       std::string why;
-      std::optional<MmaKind> kind =
-          tensorCores ? matchMma(op, mma == "tf32", why) : std::nullopt;
+      std::optional<MmaKind> kind;
+      if (tensorCores)
+        kind = matchMma(op, mma == "tf32", why);
+      else
+        why = mma == "off" ? "mma=off" : chip + " has no mma.sync m16n8k16";
+      if (remarks)
+        remark(op, kind, why, simt, mmaTiling);
       if (kind) {
         int64_t pad = *kind == MmaKind::TF32 ? 4 : 8;
         int64_t bytes = (mmaTiling.bm + mmaTiling.bn) * (mmaTiling.bk + pad) *

@@ -215,3 +215,30 @@ func.func @split_bf16_output(%x: memref<?x4096xbf16>, %w: memref<128x4096xbf16>,
     ins(%x, %w : memref<?x4096xbf16>, memref<128x4096xbf16>) outs(%y : memref<?x128xbf16>)
   return
 }
+
+// -----
+
+// remarks=true names the kernel each contraction got, and why not tensor
+// cores.
+// RUN: tx-opt %s -split-input-file -tx-gpu-tile-contractions="remarks=true split-k-blocks=256" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: tx-opt %s -split-input-file -tx-gpu-tile-contractions="remarks=true chip=sm_75" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK75
+// REMARK: tile-contractions-mma.mlir:[[@LINE+6]]:3: remark: tensor cores: mma.sync m16n8k16 bf16, block 64x64x32, 4 warps of 32x32, split-K towards 256 blocks
+// REMARK: tile-contractions-mma.mlir:[[@LINE+10]]:3: remark: SIMT kernel (f32 operands; mma=tf32 allows TF32 tensor cores): block 64x64x16, 256 threads of 4x4, split-K towards 256 blocks
+// REMARK: tile-contractions-mma.mlir:[[@LINE+14]]:3: remark: SIMT kernel (the accumulator is not f32): block 64x64x16, 256 threads of 4x4{{$}}
+// REMARK75: remark: SIMT kernel (sm_75 has no mma.sync m16n8k16)
+// REMARK75: remark: SIMT kernel (sm_75 has no mma.sync m16n8k16)
+func.func @remark_bf16(%x: memref<?x64xbf16>, %w: memref<96x64xbf16>, %y: memref<?x96xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%x, %w : memref<?x64xbf16>, memref<96x64xbf16>) outs(%y : memref<?x96xf32>)
+  return
+}
+func.func @remark_f32(%x: memref<?x64xf32>, %w: memref<96x64xf32>, %y: memref<?x96xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%x, %w : memref<?x64xf32>, memref<96x64xf32>) outs(%y : memref<?x96xf32>)
+  return
+}
+func.func @remark_bf16_out(%x: memref<?x64xbf16>, %w: memref<96x64xbf16>, %y: memref<?x96xbf16>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%x, %w : memref<?x64xbf16>, memref<96x64xbf16>) outs(%y : memref<?x96xbf16>)
+  return
+}

@@ -343,7 +343,8 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
 
   // Inputs are copied (converted to their element type): the function may
   // write them in place.
-  std::vector<std::vector<char>> scratch;
+  // (Not value-initialised: every byte is written by storeElements.)
+  std::vector<std::unique_ptr<char[]>> scratch;
   std::vector<Descriptor> argDescs;
   std::vector<float> scalars;
   scratch.reserve(inputs.size());
@@ -355,12 +356,12 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
       continue;
     }
     ElementType element = sig.inputs[i].element;
-    scratch.emplace_back(std::max<size_t>(1, t.data.size()) *
-                         elementBytes(element));
+    scratch.emplace_back(new char[std::max<size_t>(1, t.data.size()) *
+                                  elementBytes(element)]);
     storeElements(t.data.data(), t.data.size(), element,
-                  scratch.back().data());
+                  scratch.back().get());
     Descriptor d(t.shape.size());
-    d.words[0] = d.words[1] = reinterpret_cast<int64_t>(scratch.back().data());
+    d.words[0] = d.words[1] = reinterpret_cast<int64_t>(scratch.back().get());
     int64_t stride = 1;
     for (int64_t k = t.shape.size() - 1; k >= 0; --k) {
       d.words[3 + k] = t.shape[k];
@@ -412,7 +413,7 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
   std::vector<Tensor> results;
   std::set<void *> owned;
   for (auto &s : scratch)
-    owned.insert(s.data());
+    owned.insert(s.get());
   std::set<void *> weightsAddrs;
   for (const WeightBinding &b : bindings)
     if (auto a = engine->lookup(b.global))
@@ -429,17 +430,40 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     const int64_t *strides = w + 3 + rank;
     size_t bytes = elementBytes(r.element);
     const char *base = reinterpret_cast<const char *>(w[1]) + w[2] * bytes;
-    Tensor t = Tensor::zeros(shape);
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t n = 0, e = t.numElements(); n < e; ++n) {
-      int64_t o = 0;
-      for (size_t k = 0; k < rank; ++k)
-        o += idx[k] * strides[k];
-      loadElements(base + o * bytes, 1, r.element, &t.data[n]);
-      for (int64_t k = rank - 1; k >= 0; --k) {
-        if (++idx[k] < shape[k])
-          break;
-        idx[k] = 0;
+    Tensor t;
+    t.shape = shape;
+    int64_t count = Tensor::numElements(shape);
+    // Contiguous row-major (what tx-return-contiguous makes of public
+    // results): one conversion of the whole buffer. A strided view: element
+    // by element, through a contiguous copy of each innermost run.
+    bool contiguous = true;
+    for (int64_t k = rank - 1, expect = 1; k >= 0; --k) {
+      if (shape[k] != 1 && strides[k] != expect)
+        contiguous = false;
+      expect *= shape[k];
+    }
+    if (contiguous && r.element == ElementType::F32) {
+      const float *f = reinterpret_cast<const float *>(base);
+      t.data.assign(f, f + count);
+    } else if (contiguous) {
+      t.data.resize(count);
+      loadElements(base, count, r.element, t.data.data());
+    } else {
+      t.data.resize(count);
+      std::vector<int64_t> idx(rank, 0);
+      for (int64_t n = 0; n < count; ++n) {
+        int64_t o = 0;
+        for (size_t k = 0; k < rank; ++k)
+          o += idx[k] * strides[k];
+        if (r.element == ElementType::F32)
+          std::memcpy(&t.data[n], base + o * bytes, sizeof(float));
+        else
+          loadElements(base + o * bytes, 1, r.element, &t.data[n]);
+        for (int64_t k = rank - 1; k >= 0; --k) {
+          if (++idx[k] < shape[k])
+            break;
+          idx[k] = 0;
+        }
       }
     }
     results.push_back(std::move(t));

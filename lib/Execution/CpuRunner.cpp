@@ -430,35 +430,26 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     const int64_t *strides = w + 3 + rank;
     size_t bytes = elementBytes(r.element);
     const char *base = reinterpret_cast<const char *>(w[1]) + w[2] * bytes;
-    Tensor t;
-    t.shape = shape;
-    int64_t count = Tensor::numElements(shape);
+    Tensor t = Tensor::zeros(shape);
+    int64_t count = t.numElements();
     // Contiguous row-major (what tx-return-contiguous makes of public
-    // results): one conversion of the whole buffer. A strided view: element
-    // by element, through a contiguous copy of each innermost run.
+    // results): one conversion of the whole buffer; a strided view: element
+    // by element.
     bool contiguous = true;
     for (int64_t k = rank - 1, expect = 1; k >= 0; --k) {
       if (shape[k] != 1 && strides[k] != expect)
         contiguous = false;
       expect *= shape[k];
     }
-    if (contiguous && r.element == ElementType::F32) {
-      const float *f = reinterpret_cast<const float *>(base);
-      t.data.assign(f, f + count);
-    } else if (contiguous) {
-      t.data.resize(count);
+    if (contiguous) {
       loadElements(base, count, r.element, t.data.data());
     } else {
-      t.data.resize(count);
       std::vector<int64_t> idx(rank, 0);
       for (int64_t n = 0; n < count; ++n) {
         int64_t o = 0;
         for (size_t k = 0; k < rank; ++k)
           o += idx[k] * strides[k];
-        if (r.element == ElementType::F32)
-          std::memcpy(&t.data[n], base + o * bytes, sizeof(float));
-        else
-          loadElements(base + o * bytes, 1, r.element, &t.data[n]);
+        loadElements(base + o * bytes, 1, r.element, &t.data[n]);
         for (int64_t k = rank - 1; k >= 0; --k) {
           if (++idx[k] < shape[k])
             break;

@@ -110,6 +110,16 @@ protected:
   /// `if (inBounds) load memref[indices] else 0`.
   Value guardedLoadAt(Value memref, Value inBounds, ValueRange indices);
 
+  /// `if (inBounds) load() else 0` for a value of `type` (scalar or vector).
+  Value guarded(Value inBounds, Type type,
+                function_ref<Value(OpBuilder &, Location)> load);
+
+  /// The zero of `type` (scalar or vector).
+  static Value zero(OpBuilder &builder, Location loc, Type type) {
+    return arith::ConstantOp::create(
+        builder, loc, cast<TypedAttr>(builder.getZeroAttr(type)));
+  }
+
   /// A subview of `operand` at loop point `start` (a value for every loop
   /// dimension the operand uses) that is `count` long, with stride `step`,
   /// along the memref dimension of loop dimension `stepDim` (returned in

@@ -269,22 +269,14 @@ private:
       loopValues[dims.k] = globalK;
       if (dims.batch)
         loopValues[*dims.batch] = batchId;
-      auto ifOp = scf::IfOp::create(
-          b, loc, both(lt(globalRow, rowSize), lt(globalK, kSize)),
-          [&](OpBuilder &nb, Location l) {
-            Value v = vector::LoadOp::create(
+      Value v = guarded(
+          both(lt(globalRow, rowSize), lt(globalK, kSize)), vectorType,
+          [&](OpBuilder &nb, Location l) -> Value {
+            return vector::LoadOp::create(
                 nb, l, vectorType, operand.get(),
                 indicesOf(operand, loopValues), /*nontemporal=*/false,
                 llvm::MaybeAlign(16));
-            scf::YieldOp::create(nb, l, v);
-          },
-          [&](OpBuilder &nb, Location l) {
-            Value zero = arith::ConstantOp::create(
-                nb, l, DenseElementsAttr::get(vectorType,
-                                              nb.getZeroAttr(elementType)));
-            scf::YieldOp::create(nb, l, zero);
           });
-      Value v = ifOp.getResult(0);
       if (convert) {
         SmallVector<Value> converted;
         for (int64_t e = 0; e < width; ++e)

@@ -78,17 +78,22 @@ Value KernelBuilderBase::guardedLoad(OpOperand &operand, Value inBounds,
 
 Value KernelBuilderBase::guardedLoadAt(Value memref, Value inBounds,
                                        ValueRange indices) {
-  Type elementType = getElementTypeOrSelf(memref.getType());
+  return guarded(inBounds, getElementTypeOrSelf(memref.getType()),
+                 [&](OpBuilder &nb, Location l) -> Value {
+                   return memref::LoadOp::create(nb, l, memref, indices);
+                 });
+}
+
+Value KernelBuilderBase::guarded(
+    Value inBounds, Type type,
+    function_ref<Value(OpBuilder &, Location)> load) {
   auto ifOp = scf::IfOp::create(
       b, loc, inBounds,
       [&](OpBuilder &nb, Location l) {
-        Value v = memref::LoadOp::create(nb, l, memref, indices);
-        scf::YieldOp::create(nb, l, v);
+        scf::YieldOp::create(nb, l, load(nb, l));
       },
       [&](OpBuilder &nb, Location l) {
-        Value z = arith::ConstantOp::create(
-            nb, l, cast<TypedAttr>(nb.getZeroAttr(elementType)));
-        scf::YieldOp::create(nb, l, z);
+        scf::YieldOp::create(nb, l, zero(nb, l, type));
       });
   return ifOp.getResult(0);
 }
@@ -161,9 +166,7 @@ Value KernelBuilderBase::initialAccumulator(const SplitK &s, OpOperand &c,
                                             ArrayRef<Value> point) {
   if (!s.enabled)
     return guardedLoad(c, inBounds, point);
-  Type type = getElementTypeOrSelf(c.get().getType());
-  return arith::ConstantOp::create(b, loc,
-                                   cast<TypedAttr>(b.getZeroAttr(type)));
+  return zero(b, loc, getElementTypeOrSelf(c.get().getType()));
 }
 
 void KernelBuilderBase::writeAccumulator(const SplitK &s, Value value,
@@ -259,11 +262,6 @@ void KernelBuilderBase::stageTile(OpOperand &operand, Value shared,
     Value globalRow = add(rowBase, row);
     Value globalK = add(k0, kk);
     Value inBounds = both(lt(globalRow, rowSize), lt(globalK, kSize));
-    SmallVector<Value> loopValues(op.getNumLoops());
-    loopValues[rowDim] = globalRow;
-    loopValues[dims.k] = globalK;
-    if (dims.batch)
-      loopValues[*dims.batch] = batchId;
     Value v;
     if (view) {
       SmallVector<Value> indices(
@@ -271,6 +269,11 @@ void KernelBuilderBase::stageTile(OpOperand &operand, Value shared,
       indices[viewDim] = cst(l);
       v = guardedLoadAt(view, inBounds, indices);
     } else {
+      SmallVector<Value> loopValues(op.getNumLoops());
+      loopValues[rowDim] = globalRow;
+      loopValues[dims.k] = globalK;
+      if (dims.batch)
+        loopValues[*dims.batch] = batchId;
       v = guardedLoad(operand, inBounds, loopValues);
     }
     if (convert)

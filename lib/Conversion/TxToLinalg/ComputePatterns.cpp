@@ -42,12 +42,12 @@ static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
   // 16-bit floats accumulate in f32, as PyTorch's (and cuBLAS's) GEMMs do:
   // the contraction writes an f32 buffer that is rounded into `out` at the
   // end. (Accumulating in bf16 would round every partial sum.)
-  Type accType = elemType;
-  Value acc = out;
-  if (elemType.getIntOrFloatBitWidth() < 32) {
-    accType = b.getF32Type();
-    acc = allocLike(b, loc, MemRefType::get(outType.getShape(), accType), out);
-  }
+  Type accType = computeType(elemType);
+  Value acc = accType == elemType
+                  ? out
+                  : allocLike(b, loc,
+                              MemRefType::get(outType.getShape(), accType),
+                              out);
 
   // Initialise the accumulator with the bias (broadcast) or zero.
   if (layer.getBias()) {

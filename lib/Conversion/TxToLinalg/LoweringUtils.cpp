@@ -16,11 +16,16 @@ Value tx::detail::allocLike(OpBuilder &b, Location loc, MemRefType type,
   return memref::AllocOp::create(b, loc, type, dynSizes);
 }
 
+Type tx::detail::computeType(Type type) {
+  auto ft = cast<FloatType>(type);
+  return ft.getWidth() >= 32 ? type : Float32Type::get(type.getContext());
+}
+
 Value tx::detail::toCompute(OpBuilder &b, Location loc, Value v) {
-  auto ft = cast<FloatType>(v.getType());
-  if (ft.getWidth() >= 32)
+  Type type = computeType(v.getType());
+  if (type == v.getType())
     return v;
-  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  return arith::ExtFOp::create(b, loc, type, v);
 }
 
 Value tx::detail::fromCompute(OpBuilder &b, Location loc, Value v,

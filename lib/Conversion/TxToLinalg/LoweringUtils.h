@@ -15,8 +15,11 @@ namespace mlir::tx::detail {
 Value allocLike(OpBuilder &b, Location loc, MemRefType type,
                 Value shapeSource);
 
-/// Extends a float narrower than f32 to f32 (norms, softmax and
-/// transcendental functions compute in f32, as PyTorch's kernels do).
+/// The type values of float type `type` are computed in: f32 for floats
+/// narrower than f32 (norms, softmax, transcendental functions and GEMM
+/// accumulation compute in f32, as PyTorch's kernels do), `type` otherwise.
+Type computeType(Type type);
+/// Extends a float narrower than f32 to f32 (see computeType).
 Value toCompute(OpBuilder &b, Location loc, Value v);
 /// Rounds a compute value back to `elemType`.
 Value fromCompute(OpBuilder &b, Location loc, Value v, Type elemType);

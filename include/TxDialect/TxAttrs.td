@@ -73,17 +73,22 @@ def Tx_StackEntryAttr : Tx_Attr<"StackEntry", "stack"> {
     tensor `<source>.weight` (and `<source>.bias`) of the original layer.
     `heads` is the number of attention heads in that part (0 when the part is
     not head-structured); under tensor parallelism with fewer heads than ranks
-    the heads are replicated rather than split.
+    the heads are replicated rather than split. `unknown_heads` marks a part
+    made of attention heads whose count nobody gave (`heads` is then 0): it
+    can be loaded unsharded but not sharded over several ranks, since a
+    row split could cut a head in two.
 
     ```mlir
     #tx.stack<source = "model.layers.0.self_attn.k_proj", offset = 64, size = 16, heads = 2>
+    #tx.stack<source = "model.layers.0.self_attn.v_proj", offset = 80, size = 16, unknown_heads = true>
     ```
   }];
   let parameters = (ins
     "::mlir::StringAttr":$source,
     "int64_t":$offset,
     "int64_t":$size,
-    DefaultValuedParameter<"int64_t", "0">:$heads
+    DefaultValuedParameter<"int64_t", "0">:$heads,
+    DefaultValuedParameter<"bool", "false">:$unknown_heads
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -92,10 +97,14 @@ def Tx_StackEntryAttr : Tx_Attr<"StackEntry", "stack"> {
 def Tx_CompileConfigAttr : Tx_Attr<"CompileConfig", "config"> {
   let summary = "Compilation settings of a module (vLLM's CompilationConfig)";
   let description = [{
-    Attached to the module as `tx.config`. The module is compiled as one full
-    graph when `splitting_ops` is empty or `graph_partition` is set;
-    otherwise it is split piecewise at those ops, and passes that need to see
-    the whole graph (sequence parallelism, async TP) refuse to run.
+    Attached to the module as `tx.config`. As in vLLM, `splitting_ops` has
+    three states: unset means the default splitting ops (attention,
+    `tx.attention`), so the module is compiled piecewise; `[]` means one
+    full graph; a list splits the module at those ops. The module is
+    compiled as one full graph when `splitting_ops = []` or `graph_partition`
+    is set; otherwise passes that need to see the whole graph (sequence
+    parallelism, async TP) refuse to run. `tx-finalize-config` resolves an
+    unset list to the default one, or clears it under sequence parallelism.
 
     ```mlir
     module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true,
@@ -120,9 +129,17 @@ def Tx_CompileConfigAttr : Tx_Attr<"CompileConfig", "config"> {
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// True when the module is compiled as one graph: no splitting ops, or
-    /// splitting done by graph partition inside one compiled graph.
+    /// True when the module is compiled as one graph: an empty splitting-op
+    /// list (unset means the default, attention), or splitting done by graph
+    /// partition inside one compiled graph.
     bool isFullGraph() const;
+
+    /// The splitting ops in effect: the given list, or the default one
+    /// (`tx.attention`, vLLM's attention ops) when `splitting_ops` is unset.
+    ::mlir::ArrayAttr getEffectiveSplittingOps() const;
+
+    /// The default splitting ops of an unset `splitting_ops`.
+    static ::mlir::ArrayAttr getDefaultSplittingOps(::mlir::MLIRContext *ctx);
   }];
 }
 

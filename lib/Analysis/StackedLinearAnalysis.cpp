@@ -3,10 +3,13 @@
 #include "TxDialect/Analysis/StackedLinearAnalysis.h"
 #include "TxDialect/Analysis/TxAliasAnalysis.h"
 
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -25,9 +28,32 @@ static std::string quoted(Operation *op) {
   return ("'" + op->getName().getStringRef() + "'").str();
 }
 
-StackedLinearAnalysis::StackedLinearAnalysis(ModuleOp module)
-    : module(module), aliasAnalysis(module), dominance(module) {
-  addTxAliasAnalysis(aliasAnalysis);
+FailureOr<UnsafeTestChecks>
+UnsafeTestChecks::parse(ArrayRef<std::string> names, std::string &unknown) {
+  UnsafeTestChecks checks;
+  for (const std::string &name : names) {
+    bool *flag = llvm::StringSwitch<bool *>(name)
+                     .Case("input-identity", &checks.trustMustAlias)
+                     .Case("cfg-loops", &checks.ignoreCfgLoops)
+                     .Case("region-op-effects",
+                           &checks.ignoreRecursiveOpsOwnEffects)
+                     .Case("input-stability", &checks.skipInputStability)
+                     .Default(nullptr);
+    if (!flag) {
+      unknown = name;
+      return failure();
+    }
+    *flag = true;
+  }
+  return checks;
+}
+
+StackedLinearAnalysis::StackedLinearAnalysis(ModuleOp module,
+                                             UnsafeTestChecks unsafe)
+    : module(module), unsafe(unsafe),
+      aliasAnalysis(TxAliasAnalysis::UnsafeTestOptions{
+          unsafe.trustMustAlias, unsafe.ignoreRecursiveOpsOwnEffects}),
+      dominance(module) {
   // One walk indexes every symbol use; looking up each layer's uses
   // separately would walk the module once per layer.
   module.walk([&](Operation *op) {
@@ -55,10 +81,11 @@ StackedLinearAnalysis::findSiblingGroups(FunctionOpInterface func) {
   SymbolTable symbols(module);
   // Group by what must match exactly (input type, layer in-features,
   // element type, bias) and by the buffer the input is a view of; inside
-  // such a bucket an input joins a group when it is the same value or alias
-  // analysis says the two must alias. Keying on the view root keeps the
-  // alias queries local (a module of 80 layers would otherwise ask every
-  // input against every other one).
+  // such a bucket an input joins a group when it is the same buffer: the
+  // same value, or identical views of it. MustAlias is not enough: two
+  // slices of one buffer at different (dynamic) offsets must-alias. Keying
+  // on the view root keeps the queries local (a module of 80 layers would
+  // otherwise ask every input against every other one).
   using Key = std::tuple<Type, int64_t, Type, int, Value>;
   llvm::DenseMap<Key, SmallVector<std::pair<Value, unsigned>, 1>> buckets;
   SmallVector<SiblingGroup> groups;
@@ -76,7 +103,10 @@ StackedLinearAnalysis::findSiblingGroups(FunctionOpInterface func) {
             layer.getDtype(), layer.getBias() ? 1 : 0, root};
     auto &reps = buckets[key];
     for (auto &[rep, index] : reps) {
-      if (rep == input || aliasAnalysis.alias(rep, input).isMust()) {
+      bool same = unsafe.trustMustAlias
+                      ? aliasAnalysis.alias(rep, input).isMust()
+                      : isSameBuffer(rep, input);
+      if (same) {
         groups[index].calls.push_back({call, layer, order});
         return;
       }
@@ -136,6 +166,56 @@ StackedLinearAnalysis::checkSingleCalls(ArrayRef<StackedCall> calls,
 // Step 3: insertion point
 //===----------------------------------------------------------------------===//
 
+/// Whether `block` can reach itself through its region's branches.
+static bool isInCFGCycle(Block *block) {
+  SmallVector<Block *> stack(block->getSuccessors());
+  llvm::SmallPtrSet<Block *, 8> seen;
+  while (!stack.empty()) {
+    Block *b = stack.pop_back_val();
+    if (b == block)
+      return true;
+    if (seen.insert(b).second)
+      llvm::append_range(stack, b->getSuccessors());
+  }
+  return false;
+}
+
+/// The op whose region may run `op` several times for one run of `dom`, or
+/// null: a loop op, a repetitive region of a region-branch op, a region of
+/// an op of unknown control flow, or a block in a CFG cycle of its region.
+/// This is LoopLikeOpInterface::blockIsInLoop's notion of "in a loop",
+/// asked only up to `dom` (a loop around both is no hoisting).
+static Operation *repeatingAncestor(Operation *op, Block *dom,
+                                    bool ignoreCfgLoops) {
+  for (Block *block = op->getBlock(); block && block != dom;
+       block = block->getParentOp()->getBlock()) {
+    Operation *parent = block->getParentOp();
+    if (!parent)
+      return nullptr;
+    if (isa<LoopLikeOpInterface>(parent))
+      return parent;
+    if (ignoreCfgLoops)
+      continue;
+    auto branch = dyn_cast<RegionBranchOpInterface>(parent);
+    if (!branch ||
+        branch.isRepetitiveRegion(block->getParent()->getRegionNumber()) ||
+        isInCFGCycle(block))
+      return parent;
+  }
+  return nullptr;
+}
+
+static std::string describeLoop(Operation *loop) {
+  if (isa<LoopLikeOpInterface>(loop))
+    return "a loop ('" + loop->getName().getStringRef().str() + "')";
+  if (isa<RegionBranchOpInterface>(loop))
+    return "a region of '" + loop->getName().getStringRef().str() +
+           "' that may run repeatedly (a loop of blocks or a repetitive "
+           "region)";
+  return "a region of '" + loop->getName().getStringRef().str() +
+         "', which may run it any number of times";
+}
+
 FailureOr<InsertionPoint>
 StackedLinearAnalysis::findInsertionPoint(ArrayRef<StackedCall> calls,
                                           Refusal &refusal) {
@@ -165,16 +245,14 @@ StackedLinearAnalysis::findInsertionPoint(ArrayRef<StackedCall> calls,
 
   // Hoisting out of a loop would change how often the projection runs.
   for (StackedCall c : calls)
-    for (Operation *p = c.call->getParentOp(); p && p != dom->getParentOp();
-         p = p->getParentOp())
-      if (isa<LoopLikeOpInterface>(p))
-        return refuse(RefusalKind::Loop, c.call,
-                      "'" + c.layer.getSymName() +
-                          "' is called inside a loop the merged projection "
-                          "would be hoisted out of");
+    if (Operation *loop = repeatingAncestor(c.call, dom, unsafe.ignoreCfgLoops))
+      return refuse(RefusalKind::Loop, c.call,
+                    "'" + c.layer.getSymName() +
+                        "' is called inside " + describeLoop(loop) +
+                        " the merged projection would be hoisted out of");
 
-  // The inputs must-alias; use the first one available at the insertion
-  // point.
+  // The inputs are the same buffer; use the first one available at the
+  // insertion point.
   for (StackedCall c : calls)
     if (dominance.properlyDominates(c.call.getInput(), first))
       return InsertionPoint{first, c.call.getInput()};
@@ -189,6 +267,8 @@ StackedLinearAnalysis::findInsertionPoint(ArrayRef<StackedCall> calls,
 
 /// True when `op` runs after `call` has run, as seen from their innermost
 /// common block: ops in other branches or before the call are not after it.
+/// (Only asked below the insertion point's block, where no call is in a
+/// loop: a later position in a block is then a later time.)
 static bool runsAfter(Operation *op, Operation *call) {
   for (Block *block = call->getBlock(); block;
        block = block->getParentOp() ? block->getParentOp()->getBlock()
@@ -205,7 +285,7 @@ static bool runsAfter(Operation *op, Operation *call) {
 
 /// Why `op` may write `input` (for remarks and the test printer).
 static std::string describeWrite(Operation *op, Value input,
-                                 AliasAnalysis &aa) {
+                                 TxAliasAnalysis &aa) {
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface)
     return "declares no memory effects, so it may write anything";
@@ -235,7 +315,7 @@ static std::string describeWrite(Operation *op, Value input,
 /// input. Local alias analysis cannot tell this when the input is not itself
 /// a fresh allocation or an argument (a container_get or scf.if result).
 static bool writesOnlyLaterAllocations(Operation *op, Value input,
-                                       Operation *point, AliasAnalysis &aa,
+                                       Operation *point, TxAliasAnalysis &aa,
                                        DominanceInfo &dom) {
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface)
@@ -281,17 +361,19 @@ StackedLinearAnalysis::inputIsStable(ArrayRef<StackedCall> calls,
 
   std::optional<Refusal> refusal;
   auto visit = [&](Operation *op) -> WalkResult {
-    // Inside the op holding the last call, what runs after every call there
-    // is no longer between the insertion point and the last call.
+    // Inside the op holding the last call, what runs after every call there,
+    // or in a branch exclusive with it, is not between the insertion point
+    // and a call.
     if (op != last && last->isAncestor(op) &&
-        llvm::all_of(callsInLast,
-                     [&](Operation *call) { return runsAfter(op, call); }))
+        llvm::all_of(callsInLast, [&](Operation *call) {
+          return runsAfter(op, call) ||
+                 insideMutuallyExclusiveRegions(op, call);
+        }))
       return WalkResult::skip();
-    // Recursive ops answer ModRef for everything; their nested ops are
-    // visited one by one instead.
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    if (!aliasAnalysis.getModRef(op, point.input).isMod() ||
+    // The op's own effects count whatever its traits (a linalg.generic
+    // declares its writes and has recursive effects); the walk visits the
+    // nested ops one by one.
+    if (!aliasAnalysis.getOwnModRef(op, point.input).isMod() ||
         writesOnlyLaterAllocations(op, point.input, point.before,
                                    aliasAnalysis, dominance))
       return WalkResult::advance();
@@ -313,7 +395,7 @@ StackedLinearAnalysis::inputIsStable(ArrayRef<StackedCall> calls,
 
 FailureOr<FusionPlan>
 StackedLinearAnalysis::checkGroup(ArrayRef<StackedCall> calls,
-                                  Refusal &refusal, bool checkStability) {
+                                  Refusal &refusal) {
   FusionPlan plan;
   plan.calls.assign(calls.begin(), calls.end());
   if (std::optional<Refusal> r = checkSingleCalls(calls, plan.guardedRefs)) {
@@ -324,7 +406,7 @@ StackedLinearAnalysis::checkGroup(ArrayRef<StackedCall> calls,
   if (failed(point))
     return failure();
   plan.point = *point;
-  if (!checkStability)
+  if (unsafe.skipInputStability)
     return plan;
   if (std::optional<Refusal> r = inputIsStable(calls, plan.point)) {
     refusal = *r;

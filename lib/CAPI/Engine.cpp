@@ -9,6 +9,7 @@
 #include "TxDialect-c/Dialects.h"
 #include "TxDialect-c/Engine.h"
 
+#include "TxDialect/Execution/SourceNames.h"
 #include "TxDialect/InitAllTx.h"
 #include "TxDialect/Transforms/StackingMaps.h"
 
@@ -199,9 +200,10 @@ TxStatus txModuleParse(TxContext *context, const char *text,
     return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
                           "txModuleParse: outModule is NULL");
   context->beginCall();
-  ParserConfig config(&context->mlirContext);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      text, config, sourceName ? sourceName : "<string>");
+  // Function arguments keep their SSA names (in their locations), for the
+  // runner's messages.
+  OwningOpRef<ModuleOp> module = tx::parseModuleNamingArguments(
+      text, sourceName ? sourceName : "<string>", &context->mlirContext);
   if (!module)
     return tx::capi::failWithDiagnostics(context, TX_ERROR_PARSE,
                                          "txModuleParse: cannot parse module");

@@ -41,7 +41,14 @@ static TxStatus toTensor(const TxBuffer &buffer, size_t index,
       return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
                             "txExecutableInvoke: input " + llvm::Twine(index) +
                                 " has a negative dimension");
-  int64_t n = tx::Tensor::numElements(shape);
+  std::optional<int64_t> count = tx::Tensor::checkedNumElements(shape);
+  if (!count)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          "txExecutableInvoke: input " + llvm::Twine(index) +
+                              " has more than " +
+                              llvm::Twine(tx::Tensor::kMaxElements) +
+                              " elements");
+  int64_t n = *count;
   if (n > 0 && !buffer.data)
     return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
                           "txExecutableInvoke: input " + llvm::Twine(index) +

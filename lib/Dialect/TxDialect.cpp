@@ -8,6 +8,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::tx;
 
@@ -77,7 +79,7 @@ CompileConfigAttr mlir::tx::getCompileConfig(Operation *op) {
 LogicalResult
 StackEntryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        StringAttr source, int64_t offset, int64_t size,
-                       int64_t heads) {
+                       int64_t heads, bool unknownHeads) {
   if (!source || source.getValue().empty())
     return emitError() << "stack entry needs a non-empty source name";
   if (offset < 0)
@@ -86,9 +88,17 @@ StackEntryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (size <= 0)
     return emitError() << "stack entry '" << source.getValue()
                        << "' has non-positive size " << size;
+  if (size > std::numeric_limits<int64_t>::max() - offset)
+    return emitError() << "stack entry '" << source.getValue()
+                       << "': rows [" << offset << ", " << offset << " + "
+                       << size << ") overflow 64 bits";
   if (heads < 0)
     return emitError() << "stack entry '" << source.getValue()
                        << "' has negative head count " << heads;
+  if (unknownHeads && heads != 0)
+    return emitError() << "stack entry '" << source.getValue()
+                       << "' has " << heads
+                       << " heads and unknown_heads: give one or the other";
   if (heads > 0 && size % heads != 0)
     return emitError() << "stack entry '" << source.getValue() << "': size "
                        << size << " is not a multiple of its " << heads
@@ -113,10 +123,12 @@ LogicalResult CompileConfigAttr::verify(
     return emitError() << "element_size must be positive, got "
                        << *elementSize;
   if (splittingOps)
-    for (Attribute a : splittingOps)
-      if (!isa<StringAttr>(a))
+    for (Attribute a : splittingOps) {
+      auto name = dyn_cast<StringAttr>(a);
+      if (!name || name.getValue().empty())
         return emitError() << "splitting_ops must be a list of op names, got "
                            << a;
+    }
   if (captureSizes)
     for (Attribute a : captureSizes) {
       auto i = dyn_cast<IntegerAttr>(a);
@@ -129,6 +141,16 @@ LogicalResult CompileConfigAttr::verify(
 }
 
 bool CompileConfigAttr::isFullGraph() const {
-  return getGraphPartition() || !getSplittingOps() ||
-         getSplittingOps().empty();
+  return getGraphPartition() || getEffectiveSplittingOps().empty();
+}
+
+ArrayAttr CompileConfigAttr::getEffectiveSplittingOps() const {
+  if (ArrayAttr ops = getSplittingOps())
+    return ops;
+  return getDefaultSplittingOps(getContext());
+}
+
+ArrayAttr CompileConfigAttr::getDefaultSplittingOps(MLIRContext *ctx) {
+  Builder b(ctx);
+  return b.getStrArrayAttr({AttentionOp::getOperationName()});
 }

@@ -1,8 +1,10 @@
 //===- CpuRunner.cpp - lower, JIT and call a tx module --------------------===//
 
 #include "TxDialect/Execution/CpuRunner.h"
-#include "llvm/Support/DynamicLibrary.h"
+#include "RuntimeChecks.h"
+#include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/InitAllTx.h"
+#include "llvm/Support/DynamicLibrary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -205,6 +207,13 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
                              weightsSeen->error.c_str());
   if (weightsSeen->bindings)
     runner->bindings = std::move(*weightsSeen->bindings);
+  // The messages of the runtime checks tx-to-linalg emitted (or that a
+  // module lowered elsewhere carries).
+  if (auto table = (*lowered)->getAttrOfType<ArrayAttr>(kRuntimeChecksAttrName)) {
+    runner->runtimeChecks = table;
+    // Not LLVM IR: the translation need not see it.
+    (*lowered)->removeAttr(kRuntimeChecksAttrName);
+  }
   if (options.dumpLowered)
     lowered->print(llvm::errs());
 
@@ -242,6 +251,13 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   if (!engine)
     return engine.takeError();
   runner->engine = std::move(*engine);
+  runner->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner(kRuntimeCheckFunctionName)] = {
+        llvm::orc::ExecutorAddr::fromPtr(detail::runtimeCheckFailedAddress()),
+        llvm::JITSymbolFlags::Exported};
+    return map;
+  });
   if (options.extraSymbols)
     runner->engine->registerSymbols(options.extraSymbols);
   runner->engine->initialize();
@@ -400,13 +416,21 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     else
       packed.push_back(&values[v++]);
   }
-  if (llvm::Error e =
-          engine->invokePacked(("_mlir_ciface_" + name).str(), packed))
+  auto entry = engine->lookupPacked(("_mlir_ciface_" + name).str());
+  if (!entry)
     return createStringError(std::errc::invalid_argument,
                              "cannot call '%s' (was it lowered with "
                              "llvm.emit_c_interface?): %s",
                              name.str().c_str(),
-                             llvm::toString(std::move(e)).c_str());
+                             llvm::toString(entry.takeError()).c_str());
+  if (std::optional<detail::RuntimeCheckFailure> failure =
+          detail::invokeWithRuntimeChecks(*entry, packed.data()))
+    return createStringError(
+        std::errc::invalid_argument, "'%s': runtime check failed: %s",
+        name.str().c_str(),
+        formatRuntimeCheckFailure(runtimeChecks, failure->check,
+                                  failure->lhs, failure->rhs)
+            .c_str());
 
   // Copy results out (they may be strided views), then free the buffers the
   // function allocated for them.

@@ -7,6 +7,7 @@
 
 #include "TxDialect/Execution/CpuRunner.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -29,6 +30,21 @@ int64_t Tensor::numElements(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
+  return n;
+}
+
+std::optional<int64_t>
+Tensor::checkedNumElements(const std::vector<int64_t> &shape) {
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return std::nullopt;
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d > kMaxElements / n)
+      return std::nullopt;
+    n *= d;
+  }
   return n;
 }
 
@@ -109,7 +125,11 @@ llvm::Expected<Tensor> tx::readNpy(StringRef path) {
       return bad("malformed shape " + *shapeStr);
     t.shape.push_back(v);
   }
-  size_t n = t.numElements();
+  std::optional<int64_t> count = Tensor::checkedNumElements(t.shape);
+  if (!count)
+    return bad("shape " + *shapeStr + " has more than " +
+               llvm::Twine(Tensor::kMaxElements) + " elements");
+  size_t n = *count;
   StringRef payload = bytes.drop_front(headerStart + headerLen);
   if (payload.size() != n * sizeof(float))
     return bad("holds " + llvm::Twine(payload.size()) + " data bytes, shape " +

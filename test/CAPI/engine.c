@@ -272,6 +272,16 @@ static void testExecution(TxContext *ctx, const char *llama) {
   TxBuffer badOutputs[1] = {{out, badShape, 2}};
   report("wrong output shape",
          txExecutableInvoke(exe, "forward", inputs, 3, badOutputs, 1));
+  /* Dynamic sizes that disagree (x has 2 tokens, cos 1) are checked when
+   * the function runs, before anything reads past cos. */
+  int64_t shortShape[] = {1, 8};
+  TxBuffer shortCos[3] = {{x, xShape, 2}, {cs, shortShape, 2},
+                          {sn, csShape, 2}};
+  report("mismatched tokens",
+         txExecutableInvoke(exe, "forward", shortCos, 3, NULL, 0));
+  int64_t hugeShape[] = {(int64_t)1 << 40, (int64_t)1 << 40};
+  TxBuffer huge[3] = {{x, hugeShape, 2}, {cs, csShape, 2}, {sn, csShape, 2}};
+  report("huge input", txExecutableInvoke(exe, "forward", huge, 3, NULL, 0));
   report("unknown function",
          txExecutableInvoke(exe, "backward", inputs, 3, NULL, 0));
   report("invoke NULL", txExecutableInvoke(NULL, "forward", inputs, 3, NULL, 0));
@@ -292,6 +302,8 @@ static void testExecution(TxContext *ctx, const char *llama) {
 // CHECK: too few inputs: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke:
 // CHECK: NULL input data: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: input 0 has NULL data
 // CHECK-NEXT: wrong output shape: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: result 0 is 2x64xf32, output buffer is 2x63xf32
+// CHECK-NEXT: mismatched tokens: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: 'forward': runtime check failed: 'tx.rotary' at llama.mlir:{{[0-9]+}}:{{[0-9]+}}: input (the result of 'tx.view' at llama.mlir:{{.*}}) dim 0 = 2 but cos (argument 1 'cos') dim 0 = 1
+// CHECK-NEXT: huge input: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: input 0 has more than 4294967296 elements
 // CHECK-NEXT: unknown function: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: {{.*}}backward
 // CHECK: invoke NULL: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: executable is NULL
 

@@ -5,7 +5,8 @@
 // the enclosing function (argN) and each value defined by an op tagged
 // `test.name` (by that name). This checks that the memory effects the tx ops
 // declare are the ones the fusion's stability check relies on. With
-// `tx-alias`, the analysis also has TxAliasAnalysis.
+// `tx-alias`, TxAliasAnalysis answers instead (own and nested effects), and
+// the alias answer of every pair of those values is printed too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +28,7 @@ struct TestPrintModRefPass
   TestPrintModRefPass(const TestPrintModRefPass &other)
       : PassWrapper(other) {}
   Option<bool> txAlias{*this, "tx-alias",
-                       llvm::cl::desc("Ask an AliasAnalysis with "
-                                      "TxAliasAnalysis added (what the fusion "
+                       llvm::cl::desc("Ask TxAliasAnalysis (what the fusion "
                                       "and the CPU pipeline use)"),
                        llvm::cl::init(false)};
   StringRef getArgument() const final { return "tx-test-print-modref"; }
@@ -38,9 +38,8 @@ struct TestPrintModRefPass
   }
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    AliasAnalysis txAA(func);
-    tx::addTxAliasAnalysis(txAA);
-    AliasAnalysis &aa = txAlias ? txAA : getAnalysis<AliasAnalysis>();
+    tx::TxAliasAnalysis txAA;
+    AliasAnalysis &upstream = getAnalysis<AliasAnalysis>();
     llvm::raw_ostream &os = llvm::outs();
     SmallVector<std::pair<std::string, Value>> locations;
     for (BlockArgument arg : func.getArguments())
@@ -56,10 +55,24 @@ struct TestPrintModRefPass
         return;
       os << func.getSymName() << " " << tag.getValue() << " ("
          << op->getName() << "):";
-      for (auto &[name, value] : locations)
-        os << " " << name << "=" << aa.getModRef(op, value);
+      for (auto &[name, value] : locations) {
+        os << " " << name << "=";
+        if (txAlias)
+          os << txAA.getModRef(op, value);
+        else
+          os << upstream.getModRef(op, value);
+      }
       os << "\n";
     });
+    if (!txAlias)
+      return;
+    // Every pair of named values (and memref arguments), as TxAliasAnalysis
+    // answers.
+    for (size_t i = 0; i < locations.size(); ++i)
+      for (size_t j = i + 1; j < locations.size(); ++j)
+        os << func.getSymName() << " alias " << locations[i].first << " "
+           << locations[j].first << ": "
+           << txAA.alias(locations[i].second, locations[j].second) << "\n";
   }
 };
 } // namespace

@@ -56,6 +56,22 @@ def test_bad_inputs(llama_text):
         exe.invoke("backward", x, cos, sin)
 
 
+def test_mismatched_dynamic_sizes(llama_text):
+    # x has 3 tokens, cos only 2: checked when the function runs (before
+    # anything reads past cos), an exception naming both arguments' sizes.
+    exe = tx.Module.parse(llama_text, "llama.mlir").compile_cpu()
+    x, cos, sin = inputs()
+    with pytest.raises(tx.TxError) as info:
+        exe.invoke("forward", x, cos[:2], sin)
+    assert info.value.status == "TX_ERROR_INVALID_ARGUMENT"
+    message = str(info.value)
+    assert "runtime check failed: 'tx.rotary' at llama.mlir:" in message
+    assert "dim 0 = 3 but cos (argument 1 'cos') dim 0 = 2" in message
+    # The executable is still usable after a failed check.
+    y, = exe.invoke("forward", x, cos, sin)
+    assert np.isfinite(y).all()
+
+
 def test_bad_pipeline(llama_text):
     with pytest.raises(tx.TxError) as info:
         tx.Module.parse(llama_text).compile_cpu(pipeline="tx-bogus")

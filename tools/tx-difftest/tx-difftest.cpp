@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Execution/CpuRunner.h"
+#include "TxDialect/Execution/SourceNames.h"
 #include "TxDialect/InitAllTx.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -185,8 +186,16 @@ static void checkModule(MLIRContext &ctx, StringRef file, Totals &totals) {
   ++totals.modules;
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(file, sourceMgr,
-                                                           &ctx);
+  OwningOpRef<ModuleOp> module;
+  if (auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(file)) {
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    module = tx::parseModuleNamingArguments(sourceMgr, &ctx);
+  } else {
+    llvm::outs() << "ERROR " << file << ": cannot read it: "
+                 << buffer.getError().message() << "\n";
+    ++totals.errors;
+    return;
+  }
   if (!module) {
     llvm::outs() << "ERROR " << file << ": does not parse\n";
     ++totals.errors;
@@ -298,16 +307,36 @@ int main(int argc, char **argv) {
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
 
-  // The rewrite must at least name a pipeline.
-  {
+  // Options are checked before any module runs: a bad value is an error
+  // (exit 2), never an abort later (a negative size reaching std::vector).
+  auto badOption = [](const llvm::Twine &msg) {
+    llvm::errs() << "tx-difftest: error: " << msg << "\n";
+    return 2;
+  };
+  if (tokens < 1)
+    return badOption("--tokens must be at least 1, got " + llvm::Twine(tokens));
+  if (!tx::Tensor::checkedNumElements({tokens, tokens, tokens}))
+    return badOption("--tokens " + llvm::Twine(tokens) + " is too large");
+  if (seeds < 1)
+    return badOption("--seeds must be at least 1");
+  if (!(tolerance >= 0) || std::isinf(tolerance))
+    return badOption("--tolerance must be a finite number >= 0");
+  if (optLevel > 3)
+    return badOption("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
+  if (entry.empty())
+    return badOption("-e needs a function name");
+  // Every pipeline must at least parse.
+  using Flag = std::pair<StringRef, StringRef>;
+  for (auto [flag, text] :
+       {Flag{"--rewrite", rewrite}, Flag{"--lowering", lowering},
+        Flag{"--reference-lowering", referenceLowering}}) {
+    if (text.empty())
+      continue;
     PassManager pm(&ctx);
     std::string err;
     llvm::raw_string_ostream os(err);
-    if (failed(parsePassPipeline(rewrite, pm, os))) {
-      llvm::errs() << "tx-difftest: bad --rewrite '" << rewrite
-                   << "': " << err << "\n";
-      return 2;
-    }
+    if (failed(parsePassPipeline(text, pm, os)))
+      return badOption("bad " + flag + " '" + text + "': " + err);
   }
 
   Totals totals;

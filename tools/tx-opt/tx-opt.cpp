@@ -11,14 +11,14 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 namespace mlir::tx::test {
-void registerTestMemoryEffectsPass();
+void registerTestPasses();
 } // namespace mlir::tx::test
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tx::registerAllTxDialects(registry);
   mlir::tx::registerAllTxPasses();
-  mlir::tx::test::registerTestMemoryEffectsPass();
+  mlir::tx::test::registerTestPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tx optimizer driver: tx passes on top of mlir-opt\n",
       registry));

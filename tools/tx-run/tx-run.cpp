@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Execution/CpuRunner.h"
+#include "TxDialect/Execution/SourceNames.h"
 #include "TxDialect/InitAllTx.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -102,14 +103,39 @@ int main(int argc, char **argv) {
       "  tx-run m.mlir --inputs x.npy,cos.npy,sin.npy --weights ckpt/ "
       "--output-dir out/\n");
 
+  // Options first: a bad value is an error before any work, never an abort
+  // later (a negative size reaching std::vector).
+  if (tokens < 1)
+    return fail("--tokens must be at least 1, got " + llvm::Twine(tokens));
+  if (repeat < 1)
+    return fail("--repeat must be at least 1");
+  if (optLevel > 3)
+    return fail("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
+  if (entry.empty())
+    return fail("-e needs a function name");
+  if (device != "cpu" && device != "cuda")
+    return fail("--device must be cpu or cuda, not '" + device + "'");
+  if (!weightsDir.empty() && !llvm::sys::fs::is_directory(weightsDir))
+    return fail("--weights '" + weightsDir + "' is not a directory");
+  if (!inputsOpt.empty() && !inputShapes.empty())
+    return fail("--inputs and --input-shape exclude each other (the shapes "
+                "of .npy inputs are in the files)");
+  if (dumpInputs && outputDir.empty())
+    return fail("--dump-inputs needs --output-dir");
+
   MLIRContext context;
   DialectRegistry registry;
   tx::registerAllTxDialects(registry);
   context.appendDialectRegistry(registry);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!buffer)
+    return fail("cannot read '" + inputFile + "': " +
+                buffer.getError().message());
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+      tx::parseModuleNamingArguments(sourceMgr, &context);
   if (!module)
     return fail("cannot parse '" + inputFile + "'");
 
@@ -127,8 +153,6 @@ int main(int argc, char **argv) {
       return fail("--device=cuda needs the tx CUDA runtime '" + runtime +
                   "' (built where the CUDA Toolkit's cuda.h is found)");
     libs.push_back(std::string(runtime));
-  } else if (device != "cpu") {
-    return fail("--device must be cpu or cuda, not '" + device + "'");
   }
 
   tx::CpuRunnerOptions options;
@@ -170,29 +194,44 @@ int main(int argc, char **argv) {
     SmallVector<StringRef> paths;
     StringRef(inputsOpt).split(paths, ',');
     for (StringRef p : paths) {
+      if (p.empty())
+        return fail("--inputs '" + inputsOpt + "' has an empty file name");
       auto t = tx::readNpy(p);
       if (!t)
         return fail(llvm::toString(t.takeError()));
       inputs.push_back(std::move(*t));
     }
   } else {
+    if (inputShapes.size() > sig->inputs.size())
+      return fail("--input-shape given " + llvm::Twine(inputShapes.size()) +
+                  " times, but '" + entry + "' takes " +
+                  llvm::Twine(sig->inputs.size()) + " inputs");
     for (auto [i, in] : llvm::enumerate(sig->inputs)) {
       std::vector<int64_t> shape = in.shape;
       if (i < inputShapes.size()) {
         shape.clear();
         SmallVector<StringRef> dims;
         StringRef(inputShapes[i]).split(dims, 'x');
-        for (StringRef d : dims) {
-          int64_t v;
-          if (d.getAsInteger(10, v) || v < 0)
-            return fail("bad --input-shape '" + inputShapes[i] + "'");
-          shape.push_back(v);
+        // A scalar argument takes an empty shape ("").
+        if (!(dims.size() == 1 && dims[0].empty())) {
+          for (StringRef d : dims) {
+            int64_t v;
+            if (d.getAsInteger(10, v) || v < 0)
+              return fail("bad --input-shape '" + inputShapes[i] +
+                          "' (expected sizes separated by 'x', e.g. 8x64)");
+            shape.push_back(v);
+          }
         }
       } else {
         for (int64_t &d : shape)
           if (ShapedType::isDynamic(d))
             d = tokens;
       }
+      if (!tx::Tensor::checkedNumElements(shape))
+        return fail("input #" + llvm::Twine(i) + " would have more than " +
+                    llvm::Twine(tx::Tensor::kMaxElements) +
+                    " elements (--tokens " + llvm::Twine(tokens) +
+                    " or --input-shape too large)");
       inputs.push_back(
           tx::randomTensor("input" + std::to_string(i), shape, seed));
     }

@@ -4,15 +4,19 @@
 // merged-column), after vLLM's StackedFuser (`_unguarded_calls`,
 // `_check_input_stable`), on IR instead of Python source:
 //
-//   1. findSiblingGroups: projections of one input (the same value or
-//      must-aliasing ones), same in-features, element type and bias;
+//   1. findSiblingGroups: projections of one input (the same buffer:
+//      isSameBuffer, never mere MustAlias), same in-features, element type
+//      and bias;
 //   2. checkSingleCalls: each layer is called once, every other reference is
 //      a foldable existence guard;
 //   3. findInsertionPoint: nearest common dominator block of the calls,
 //      before the first op that is or contains a call; no call in a loop the
-//      merged projection would be hoisted out of;
-//   4. inputIsStable: nothing executed between the insertion point and the
-//      last call may write memory that may alias the input.
+//      merged projection would be hoisted out of: a loop op, a repetitive
+//      region, a region of unknown semantics, or a CFG cycle of blocks;
+//   4. inputIsStable: nothing that may run between the insertion point and
+//      the last call may write memory that may alias the input (an op's own
+//      effects and those of every op nested in it; ops that run only after
+//      every later call, or in branches exclusive with them, do not count).
 //
 // A refused check returns a Refusal naming the op and the reason; the
 // fusers turn it into a remark.
@@ -22,6 +26,7 @@
 #ifndef TXDIALECT_ANALYSIS_STACKEDLINEARANALYSIS_H
 #define TXDIALECT_ANALYSIS_STACKEDLINEARANALYSIS_H
 
+#include "TxDialect/Analysis/TxAliasAnalysis.h"
 #include "TxDialect/TxOps.h"
 
 #include "mlir/Analysis/AliasAnalysis.h"
@@ -60,7 +65,7 @@ struct StackedCall {
   unsigned order = 0; // position in the function's program order
 };
 
-/// Sibling projections: one input (up to must-alias), same in-features,
+/// Sibling projections: one input (isSameBuffer), same in-features,
 /// element type and bias presence; calls in program order.
 struct SiblingGroup {
   SmallVector<StackedCall> calls;
@@ -85,9 +90,28 @@ struct FusionPlan {
   SmallVector<LayerRefOp> guardedRefs; // references folded to "exists"
 };
 
+/// Testing only, UNSAFE: soundness checks switched off one at a time, so
+/// that the differential tests can show they catch what follows.
+struct UnsafeTestChecks {
+  /// Group inputs that MustAlias (upstream's answer) as one input.
+  bool trustMustAlias = false;
+  /// Only loop ops are loops (CFG cycles and repetitive regions are not).
+  bool ignoreCfgLoops = false;
+  /// Ops with recursive effects: their own declared writes ignored.
+  bool ignoreRecursiveOpsOwnEffects = false;
+  /// No input-stability check at all.
+  bool skipInputStability = false;
+
+  /// From the names `input-identity`, `cfg-loops`, `region-op-effects`,
+  /// `input-stability`; failure names the first unknown one.
+  static FailureOr<UnsafeTestChecks> parse(ArrayRef<std::string> names,
+                                           std::string &unknown);
+};
+
 class StackedLinearAnalysis {
 public:
-  explicit StackedLinearAnalysis(ModuleOp module);
+  explicit StackedLinearAnalysis(ModuleOp module,
+                                 UnsafeTestChecks unsafe = {});
 
   /// Step 1: every group of >= 2 sibling projections in `func`, ordered by
   /// their first call.
@@ -110,22 +134,20 @@ public:
                 SmallVectorImpl<InputWriter> *writers = nullptr);
 
   /// Steps 2 to 4 in order; the plan keeps `calls` in the given order.
-  /// `checkStability` = false skips step 4: only for testing that the
-  /// differential tests catch the wrong numbers that follows.
   FailureOr<FusionPlan> checkGroup(ArrayRef<StackedCall> calls,
-                                   Refusal &refusal,
-                                   bool checkStability = true);
+                                   Refusal &refusal);
 
   /// Keeps the symbol-use index current after a rewrite.
   void recordSymbolUser(StringAttr symbol, Operation *user);
   void forgetSymbol(StringAttr symbol);
 
-  AliasAnalysis &getAliasAnalysis() { return aliasAnalysis; }
+  TxAliasAnalysis &getAliasAnalysis() { return aliasAnalysis; }
   DominanceInfo &getDominance() { return dominance; }
 
 private:
   ModuleOp module;
-  AliasAnalysis aliasAnalysis;
+  UnsafeTestChecks unsafe;
+  TxAliasAnalysis aliasAnalysis;
   DominanceInfo dominance;
   /// Every op referring to a symbol of the module, in walk order.
   llvm::DenseMap<StringAttr, SmallVector<Operation *, 2>> symbolUsers;

@@ -47,6 +47,18 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
                      "the async runtime, libmlir_async_runtime, runs them; "
                      "results are bit-identical)"),
       llvm::cl::init(1)};
+  PassOptions::Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Check at run time that dynamic sizes the ops require "
+                     "to agree do (a failed check calls "
+                     "tx_rt_check_failed, which tx-run, the C API and "
+                     "Python provide; false: no checks, for other hosts)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> testUnsafeHoist{
+      *this, "test-unsafe-hoist",
+      llvm::cl::desc("Testing only, UNSAFE: the accumulator hoisting ignores "
+                     "the own effects of ops with regions"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Insert deallocations of temporaries "
@@ -57,9 +69,12 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
 /// Keeps vectorised GEMM accumulators in registers across their K loops:
 /// in every scf.for under `root`, a loop-invariant vector.transfer_read and
 /// the transfer_write that stores back to the same place move before and
-/// after the loop (the vector carried through it) when AliasAnalysis (with
-/// TxAliasAnalysis) proves no other op in the loop may access that memory.
-void hoistLoopAccumulators(Operation *root);
+/// after the loop (the vector carried through it) when TxAliasAnalysis
+/// proves that no other op in the loop, nor any op nested in one (with its
+/// own effects, whatever its traits), may access that memory.
+/// `unsafeIgnoreRecursiveOps` is for testing only (the old, wrong check).
+void hoistLoopAccumulators(Operation *root,
+                           bool unsafeIgnoreRecursiveOps = false);
 
 /// Appends the tx-to-cpu pipeline to `pm` (a module pass manager).
 void buildTxToCPUPipeline(OpPassManager &pm, const TxToCPUOptions &options);

@@ -22,6 +22,14 @@ def TxToLinalg : Pass<"tx-to-linalg", "::mlir::ModuleOp"> {
       memref views honouring strides; fresh results are `memref.alloc`.
     * guards become constants; collectives over a group of one become copies.
 
+    * dynamic sizes that must agree (elementwise operands, rotary tokens
+      and cos/sin rows, attention key/value tokens, a norm's weight, a
+      linear's input features, a slice's extent, a view's element count,
+      static result sizes) are compared at run time, before the op reads
+      anything: a mismatch calls `tx_rt_check_failed(check, lhs, rhs)`, and
+      the module's `tx.runtime_checks` table holds each check's message
+      (op, location, both operands and dimensions).
+
     `tx.container_*`, `tx.opaque_call` and (without `allow-collectives`)
     collectives over more than one rank cannot be lowered: the pass fails
     with an error naming the op.
@@ -29,7 +37,12 @@ def TxToLinalg : Pass<"tx-to-linalg", "::mlir::ModuleOp"> {
   let options = [
     Option<"allowCollectives", "allow-collectives", "bool", "false",
            "Leave collectives over more than one rank (and tx.rank) for a "
-           "later lowering instead of failing">
+           "later lowering instead of failing">,
+    Option<"runtimeChecks", "runtime-checks", "bool", "true",
+           "Check at run time that the dynamic sizes an op needs to agree "
+           "do (a call of tx_rt_check_failed on a mismatch; see "
+           "TxToLinalg.h). Off: no checks, and a host without that function "
+           "can run the code">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
@@ -66,7 +79,11 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
     Option<"gemmPackMinTokens", "gemm-pack-min-tokens", "int64_t",
            /*default=*/"32",
            "Pack GEMM operands (weight block transposed, token rows copied) "
-           "when a call has at least this many tokens (0: never)">
+           "when a call has at least this many tokens (0: never)">,
+    Option<"testUnsafeHoist", "test-unsafe-hoist", "bool", /*default=*/"false",
+           "Testing only, UNSAFE: the accumulator hoisting ignores the own "
+           "effects of ops with regions (a linalg op reading the buffer), so "
+           "that the differential tests can show they catch it">
   ];
   let dependentDialects = [
     "::mlir::transform::TransformDialect", "::mlir::vector::VectorDialect",

@@ -37,6 +37,26 @@ std::string getParamGlobalName(StringRef param);
 inline constexpr StringLiteral kCheckpointAttrName = "tx.checkpoint";
 inline constexpr StringLiteral kStackingAttrName = "tx.stacking";
 
+/// Runtime checks. Where an op needs two dynamic sizes to agree (an
+/// elementwise op's operands, rotary's tokens and cos/sin rows, attention's
+/// key and value tokens, a linear's input features, a slice's extent, ...),
+/// the lowered code compares them and, when they differ, calls
+///
+///   void tx_rt_check_failed(int64_t check, int64_t lhs, int64_t rhs);
+///
+/// which must not return (the runner's implementation ends the call with an
+/// error; CpuRunner.h). `check` indexes the module's `tx.runtime_checks`
+/// table (an ArrayAttr of StringAttr): a message naming the op, its location
+/// and both operands and dimensions, with `{0}` and `{1}` standing for `lhs`
+/// and `rhs`.
+inline constexpr StringLiteral kRuntimeCheckFunctionName = "tx_rt_check_failed";
+inline constexpr StringLiteral kRuntimeChecksAttrName = "tx.runtime_checks";
+
+/// The message of a failed check: `check`'s entry of `table` with the
+/// values filled in ("check #N failed" when the table has no such entry).
+std::string formatRuntimeCheckFailure(ArrayAttr table, int64_t check,
+                                      int64_t lhs, int64_t rhs);
+
 /// Creates a memref.global for every tx.layer and tx.param of `module` (next
 /// to it), unless one of that name already exists. The tx symbols stay until
 /// `eraseTxSymbols`.

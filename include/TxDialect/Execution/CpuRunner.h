@@ -18,7 +18,8 @@
 //
 // Errors are llvm::Error values with a message meant for the user (no
 // exceptions): a missing function, wrong input count/shape/dtype, a missing
-// or malformed weight file (naming the tensor), a pipeline that fails.
+// or malformed weight file (naming the tensor), a pipeline that fails,
+// dynamic sizes that do not agree when the function runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +58,13 @@ struct Tensor {
   /// A tensor of `shape` filled with zeros.
   static Tensor zeros(std::vector<int64_t> shape);
   static int64_t numElements(const std::vector<int64_t> &shape);
+  /// The most elements a runner tensor may have (16 GiB of f32): larger
+  /// shapes are input errors, not allocations that abort the process.
+  static constexpr int64_t kMaxElements = int64_t(1) << 32;
+  /// numElements, or std::nullopt for a negative dimension or more than
+  /// kMaxElements elements (no overflow on the way).
+  static std::optional<int64_t>
+  checkedNumElements(const std::vector<int64_t> &shape);
   int64_t numElements() const { return numElements(shape); }
   /// "2x64xf32".
   std::string typeString() const;
@@ -190,7 +198,12 @@ public:
 
   /// Calls `name` with `inputs` (copied; the function may write them) and
   /// returns its results as contiguous tensors. Inputs must match the
-  /// signature: count, rank, static dims, f32.
+  /// signature: count, rank, static dims, f32. Dynamic sizes the program
+  /// needs to agree are checked as it runs (tx-to-linalg's runtime checks):
+  /// a mismatch ends the call with an error naming the op, its location and
+  /// both operands and sizes, e.g. "'tx.rotary' at m.mlir:9:10: input
+  /// (argument 0 'x') dim 0 = 8 but cos (argument 1 'cos') dim 0 = 3". (The
+  /// buffers the call allocated before the check are not freed.)
   llvm::Expected<std::vector<Tensor>> call(llvm::StringRef name,
                                            const std::vector<Tensor> &inputs);
 
@@ -206,6 +219,8 @@ private:
   std::unique_ptr<ExecutionEngine> engine;
   std::vector<std::pair<std::string, FunctionSignature>> signatures;
   std::vector<WeightBinding> bindings;
+  /// The lowered module's `tx.runtime_checks` messages (TxToLinalg.h).
+  ArrayAttr runtimeChecks;
   double compileTime = 0;
 };
 

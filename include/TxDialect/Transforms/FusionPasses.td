@@ -1,8 +1,8 @@
 //===- FusionPasses.td - stacked-linear fusion passes ------*- tablegen -*-===//
 //
-// Stacked-linear fusion (QKV, MLA, GLU, merged-column), the export of the
-// stacking maps a weight loader needs, and the test pass printing the
-// analysis the fusers decide on.
+// Stacked-linear fusion (QKV, MLA, GLU, merged-column) and the export of the
+// stacking maps a weight loader needs. (The test pass printing the analysis
+// the fusers decide on is in test/lib.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,9 +38,17 @@ def TxFuseStackedLinears : Pass<"tx-fuse-stacked-linears", "::mlir::ModuleOp"> {
     fused group a remark naming what was merged.
 
     The merged layer carries the stacking map (checkpoint prefix, row
-    offset, rows, heads of every original). Heads come from a `heads`
-    attribute on the layer, else from `q-heads`/`kv-heads` for the QKV
-    roles, else 0 (not head-structured).
+    offset, rows, heads of every original), whichever fuser merges it (k and
+    v left to merged-column keep their heads). Heads come from a `heads`
+    attribute on the layer; else, for the q/k/v roles, from
+    `q-heads`/`kv-heads`, else from a `tx.view` of the result to
+    (..., H, D) with H * D rows, else they are recorded as unknown
+    (`unknown_heads`, which `tx-export-stacking-maps` refuses to shard);
+    MLA's `q_a`/`kv_a` down-projections are one latent head (replicated on
+    every rank, as vLLM replicates them); other parts are not
+    head-structured (0). Under the module's `tp_size` > 1 a group with a
+    part of unknown heads is refused with a remark, as is (at any size) a
+    part whose heads do not divide its rows or whose rows would overflow.
   }];
   let dependentDialects = ["::mlir::tx::TxDialect",
                            "::mlir::arith::ArithDialect",
@@ -64,13 +72,21 @@ def TxFuseStackedLinears : Pass<"tx-fuse-stacked-linears", "::mlir::ModuleOp"> {
            "\"kv_a_proj_with_mqa\"",
            "Name suffix of MLA key/value down-projections">,
     Option<"qHeads", "q-heads", "int64_t", "0",
-           "Query heads (stacking map), 0 when unknown">,
+           "Query heads of q projections without a `heads` attribute "
+           "(stacking map), 0 when not given">,
     Option<"kvHeads", "kv-heads", "int64_t", "0",
-           "Key/value heads (stacking map), 0 when unknown">,
+           "Key/value heads of k/v projections without a `heads` attribute "
+           "(stacking map), 0 when not given">,
     Option<"testSkipInputStability", "test-skip-input-stability", "bool",
            "false",
            "Testing only, UNSAFE: skip the input-stability check, so that "
-           "the differential tests can show they catch a broken rewrite">
+           "the differential tests can show they catch a broken rewrite">,
+    ListOption<"testDisableChecks", "test-disable-checks", "std::string",
+           "Testing only, UNSAFE: soundness checks to switch off, so that "
+           "the differential tests can show each catches wrong rewrites: "
+           "input-identity (group inputs that merely must-alias), "
+           "cfg-loops (only loop ops are loops), region-op-effects (ops "
+           "with regions: own writes ignored), input-stability">
   ];
   let statistics = [
     Statistic<"numGroups", "groups", "Candidate groups found">,
@@ -101,23 +117,16 @@ def TxExportStackingMaps : Pass<"tx-export-stacking-maps", "::mlir::ModuleOp"> {
     checkpoint tensor (`<prefix>.weight`, and `<prefix>.bias` when the layer
     has a bias) in the merged tensor, and for `tp-size` N the rows of every
     original that make up each rank's merged shard (KV heads replicated when
-    there are fewer than N). The IR is unchanged.
+    there are fewer than N). A head is never split: rows or heads that do
+    not divide over N, heads that do not replicate evenly, a part of
+    unknown heads with N > 1, and N outside [1, 65536] are errors and
+    nothing is written. The IR is unchanged.
   }];
   let options = [
     Option<"tpSize", "tp-size", "int64_t", "1", "Tensor-parallel size">,
     Option<"output", "output", "std::string", "\"-\"",
            "File to write (\"-\": stdout)">
   ];
-}
-
-def TxTestPrintFusionAnalysis
-    : Pass<"tx-test-print-fusion-analysis", "::mlir::ModuleOp"> {
-  let summary = "Prints the stacked-linear analysis of every sibling group (test only)";
-  let description = [{
-    For every group of sibling projections: the calls, the insertion point
-    chosen (or the refusal), the values that may alias the input, and every
-    op judged to write the input with the reason. Writes to stdout.
-  }];
 }
 
 #endif // TX_FUSION_PASSES_TD

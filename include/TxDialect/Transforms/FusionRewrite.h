@@ -15,7 +15,9 @@ namespace tx {
 
 /// Rewrites the checked `plan`: a new layer named `name` (uniqued in
 /// `symbols`) stacking the layers in plan order with `heads[i]` heads each
-/// (flattening layers that are merged already), one `tx.linear` of it before
+/// (0: not head-structured; negative: heads of unknown count, recorded as
+/// `unknown_heads`; the caller checked that heads divide the rows),
+/// flattening layers that are merged already, one `tx.linear` of it before
 /// the insertion point, a `tx.slice` per original result (view result types
 /// re-inferred down the use chain; a contiguous copy where a use needs the
 /// old type), guards folded to constants, old layers and calls erased.

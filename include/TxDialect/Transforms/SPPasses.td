@@ -25,11 +25,15 @@ def TxFinalizeConfig : Pass<"tx-finalize-config", "::mlir::ModuleOp"> {
       hidden >= 8192, 32 MB); hidden below the minimum or an unknown
       architecture turn SP and async TP off (set `sp_min_tokens` by hand to
       force SP); a user-set count is kept;
-    * SP or async TP with splitting ops and no graph partition clears the
-      splitting ops (full graph), and a CUDA-graph mode with piecewise graphs
-      becomes `full`;
-    * an empty splitting-op list given by the user with piecewise CUDA graphs:
-      `piecewise` becomes `none`, `full_and_piecewise` becomes `full`;
+    * unset `splitting_ops` means vLLM's default, the attention ops: it
+      becomes `["tx.attention"]` (piecewise compilation), silently as in
+      vLLM;
+    * an empty splitting-op list given by the user (`splitting_ops = []`,
+      full graph) with piecewise CUDA graphs: `piecewise` becomes `none`,
+      `full_and_piecewise` becomes `full`;
+    * SP or async TP with splitting ops (given or defaulted) and no graph
+      partition clears the splitting ops (full graph), and a CUDA-graph mode
+      with piecewise graphs becomes `full`;
     * under SP, capture sizes are filtered to multiples of `tp_size`.
 
     A missing `hidden_size` is inferred from the rmsnorm weights (with a
@@ -57,7 +61,9 @@ def TxSequenceParallel : Pass<"tx-sequence-parallel", "::mlir::ModuleOp"> {
     its first argument with a dynamic leading dimension (`scf.if` on
     `memref.dim`).
 
-    Fails on a module that is not compiled as one full graph.
+    Fails on a module that is not compiled as one full graph
+    (`splitting_ops = []` or `graph_partition`; unset splitting ops are the
+    default, attention, hence piecewise).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
@@ -84,21 +90,6 @@ def TxVerifySPContract : Pass<"tx-verify-sp-contract", "::mlir::ModuleOp"> {
     function with any reduce-scatter), and every norm of such a function
     runs on scattered tokens with a residual that is scattered the same way.
   }];
-}
-
-def TxTestCommVolume : Pass<"tx-test-comm-volume", "::mlir::ModuleOp"> {
-  let summary = "Prints the bytes each collective of each function moves";
-  let description = [{
-    For each function, one remark per collective and one total, each with
-    the payload (bytes of the full tensor) and the bytes each rank sends
-    with a ring algorithm over `n` ranks (all_reduce `2(n-1)/n * S`,
-    reduce_scatter and all_gather `(n-1)/n * S`, with `S` the size of the
-    full, unscattered tensor). Dynamic dimensions take `tokens`.
-  }];
-  let options = [
-    Option<"tokens", "tokens", "int64_t", "0",
-           "value used for dynamic dimensions (0: report them as unknown)">
-  ];
 }
 
 def TxLowerCollectivesToRuntime

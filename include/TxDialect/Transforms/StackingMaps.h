@@ -24,9 +24,16 @@ namespace tx {
 /// With `tpSize` N, the rank-r shard of a part of `size` rows is rows
 /// [r*size/N, (r+1)*size/N); when 0 < heads < N the part's head
 /// h = r*heads/N is replicated: rows [h*size/heads, (h+1)*size/heads).
-/// Fails with a diagnostic on the layer when the rows do not divide.
+/// A head is never split: fails with a diagnostic on the layer when the
+/// rows or heads do not divide, heads do not replicate evenly, or (N > 1) a
+/// part is made of heads of unknown count; and on the module when N is not
+/// in [1, kMaxStackingTPSize]. Nothing is written on failure.
 LogicalResult exportStackingMaps(ModuleOp module, int64_t tpSize,
                                  llvm::raw_ostream &os);
+
+/// The largest tensor-parallel size exportStackingMaps accepts (the JSON
+/// lists every rank).
+constexpr int64_t kMaxStackingTPSize = 1 << 16;
 
 } // namespace tx
 } // namespace mlir

@@ -1,6 +1,7 @@
 //===- CpuPipeline.cpp - the tx-to-cpu pipeline ---------------------------===//
 
 #include "TxDialect/Conversion/CpuPipeline.h"
+#include "TxDialect/Registration/ModulePipeline.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -32,7 +33,9 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
   // It lives in another library, found by name when this build has it.
   if (PassInfo::lookup("tx-lower-collectives-to-runtime"))
     addPasses(pm, "tx-lower-collectives-to-runtime");
-  pm.addPass(createTxToLinalg());
+  TxToLinalgOptions toLinalg;
+  toLinalg.runtimeChecks = options.runtimeChecks;
+  pm.addPass(createTxToLinalg(toLinalg));
   addPasses(pm, "canonicalize,cse");
   pm.addPass(createTxReturnContiguous());
   if (options.deallocate)
@@ -45,6 +48,7 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
     tileOptions.gemmPackedTile = llvm::to_vector(options.gemmPackedTile);
     tileOptions.gemmPackMinTokens = options.gemmPackMinTokens;
     tileOptions.parallelBlocks = options.threads > 1;
+    tileOptions.testUnsafeHoist = options.testUnsafeHoist;
     pm.addPass(createTxCpuTileAndVectorize(tileOptions));
   }
   if (options.threads > 1)
@@ -73,7 +77,7 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
 
 void tx::registerTxCPUPasses() {
   registerTxConversionPasses();
-  PassPipelineRegistration<TxToCPUOptions>(
+  registerModulePipeline<TxToCPUOptions>(
       "tx-to-cpu",
       "Lower tx to the LLVM dialect for the CPU (tiled, vectorised GEMMs); "
       "run the result with tx-run or mlir::ExecutionEngine",

@@ -4,16 +4,16 @@
 // accumulator (a vector.transfer_read of the output tile), adds one
 // contraction and writes it back, every iteration. This moves the read
 // before the loop and the write after it, carrying the vector through the
-// loop, when AliasAnalysis proves that nothing else in the loop touches the
-// accumulator's memory. (Upstream hoist_redundant_vector_transfers refuses
-// any transfer on a subview, which on buffers every tile is.)
+// loop, when TxAliasAnalysis proves that nothing else in the loop (nor any
+// op nested in it, with its own effects) touches the accumulator's memory.
+// (Upstream hoist_redundant_vector_transfers refuses any transfer on a
+// subview, which on buffers every tile is.)
 //
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Analysis/TxAliasAnalysis.h"
 #include "TxDialect/Conversion/CpuPipeline.h"
 
-#include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -23,22 +23,6 @@
 using namespace mlir;
 
 namespace {
-
-/// Whether `op` (or an op nested in it) may read or write memory that may
-/// alias `buffer`, as AliasAnalysis::getModRef answers (ops of unknown
-/// effects may). Ops with recursive effects answer ModRef for everything, so
-/// their nested ops are asked one by one instead, as the fusion's stability
-/// check does.
-bool mayAccess(Operation *op, Value buffer, AliasAnalysis &aa) {
-  return op
-      ->walk([&](Operation *nested) {
-        if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-            aa.getModRef(nested, buffer).isNoModRef())
-          return WalkResult::advance();
-        return WalkResult::interrupt();
-      })
-      .wasInterrupted();
-}
 
 /// The transfer_write in `loop`'s body that writes back what `read` read:
 /// same buffer, indices, vector type, map and bounds, after `read`, unmasked.
@@ -59,7 +43,7 @@ vector::TransferWriteOp matchingWrite(scf::ForOp loop,
 /// Hoists one read/write pair out of `loop`: the loop that replaces it, or
 /// null when there was none to hoist.
 scf::ForOp hoistOne(RewriterBase &rewriter, scf::ForOp loop,
-                     AliasAnalysis &aa) {
+                    tx::TxAliasAnalysis &aa) {
   Block *body = loop.getBody();
   for (auto read : body->getOps<vector::TransferReadOp>()) {
     if (read.getMask() || !isa<MemRefType>(read.getBase().getType()) ||
@@ -73,7 +57,7 @@ scf::ForOp hoistOne(RewriterBase &rewriter, scf::ForOp loop,
     Value buffer = read.getBase();
     bool clobbered = llvm::any_of(*body, [&](Operation &op) {
       return &op != read.getOperation() && &op != write.getOperation() &&
-             mayAccess(&op, buffer, aa);
+             !aa.getModRef(&op, buffer).isNoModRef();
     });
     if (clobbered)
       continue;
@@ -99,11 +83,13 @@ scf::ForOp hoistOne(RewriterBase &rewriter, scf::ForOp loop,
 
 } // namespace
 
-void tx::hoistLoopAccumulators(Operation *root) {
+void tx::hoistLoopAccumulators(Operation *root,
+                               bool unsafeIgnoreRecursiveOps) {
   IRRewriter rewriter(root->getContext());
+  tx::TxAliasAnalysis::UnsafeTestOptions unsafe;
+  unsafe.ignoreRecursiveOpsOwnEffects = unsafeIgnoreRecursiveOps;
   root->walk([&](func::FuncOp func) {
-    AliasAnalysis aa(func);
-    tx::addTxAliasAnalysis(aa);
+    tx::TxAliasAnalysis aa(unsafe);
     // Innermost loops first, so that a pair hoisted out of a loop can move
     // on out of its parent. A hoist replaces only the loop it leaves, so the
     // loops collected around it stay valid.

@@ -19,6 +19,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -228,9 +230,9 @@ void packGemms(ModuleOp module, int64_t minTokens) {
   }
 }
 
-/// After the GEMM tiling: vectorise every static linalg op (GEMM tiles
-/// become vector.contract), lower contractions to outer products (FMAs) and
-/// transfers to 1-D loads/stores.
+/// After the GEMM tiling (and tileLargeStaticOps): vectorise every static
+/// linalg op (GEMM tiles become vector.contract) and hoist loop-invariant
+/// subviews.
 constexpr const char *kVectorize = R"mlir(
     %funcs = transform.structured.match ops{["func.func"]} in %root
         : (!transform.any_op) -> !transform.any_op
@@ -272,6 +274,86 @@ module attributes {transform.with_named_sequence} {
   }
 }
 )mlir";
+
+/// The largest vector a non-GEMM op is vectorised to whole, in elements.
+constexpr int64_t kMaxWholeVector = 4096;
+/// The tile of the innermost parallel loop of a larger op.
+constexpr int64_t kInnerTile = 64;
+
+/// The tile for a static loop of `size` that is vectorised `kInnerTile` at
+/// a time: the largest divisor of `size` up to `kInnerTile` when it is at
+/// least 8 (every tile then static, so every tile vectorises), else
+/// `kInnerTile` (a remainder tile of dynamic size runs as scalar loops).
+int64_t innerTile(int64_t size) {
+  for (int64_t t = kInnerTile; t >= 8; --t)
+    if (size % t == 0)
+      return t;
+  return kInnerTile;
+}
+
+/// Tiles every static linalg op that is not a GEMM (elementwise ops, norms,
+/// attention, copies) and would otherwise become one vector of more than
+/// kMaxWholeVector elements: one element of every parallel loop but the
+/// innermost, kInnerTile of that one; with reduction loops, one element of
+/// every parallel loop and the reductions whole. Vectorising a
+/// 2048x4096 add whole gives a vector<2048x4096xf32> that the transfer and
+/// LLVM lowerings unroll element by element: compile time then grows with
+/// the static sizes (minutes for one layer), and the code with it.
+LogicalResult tileLargeStaticOps(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr("tx.gemm_class") || op->hasAttr("tx.pack") ||
+        op->hasAttr("tx.packed") || !op.hasPureBufferSemantics())
+      return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
+      return;
+    int64_t elements = 1;
+    for (int64_t r : ranges)
+      elements = elements > kMaxWholeVector ? elements : elements * r;
+    if (elements > kMaxWholeVector)
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<int64_t> tiles(ranges.size(), 0);
+    // With a reduction, every parallel loop takes one element (the
+    // reduction is the vector); without, the innermost takes kInnerTile.
+    int64_t inner = -1;
+    bool reduces = false;
+    for (auto [i, it] : llvm::enumerate(iterators)) {
+      if (it == utils::IteratorType::parallel)
+        inner = i;
+      else
+        reduces = true;
+    }
+    if (reduces)
+      inner = -1;
+    for (auto [i, it] : llvm::enumerate(iterators)) {
+      if (it != utils::IteratorType::parallel || ranges[i] <= 1)
+        continue;
+      if (static_cast<int64_t>(i) != inner)
+        tiles[i] = 1;
+      else if (ranges[i] > kInnerTile)
+        tiles[i] = innerTile(ranges[i]);
+    }
+    if (llvm::all_of(tiles, [](int64_t t) { return t == 0; }))
+      continue;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(
+        getAsIndexOpFoldResult(module.getContext(), tiles));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      return op->emitError("internal error: cannot tile this op for "
+                           "vectorisation");
+    rewriter.eraseOp(op);
+  }
+  return success();
+}
 
 struct TxCpuTileAndVectorizePass
     : tx::impl::TxCpuTileAndVectorizeBase<TxCpuTileAndVectorizePass> {
@@ -330,15 +412,19 @@ struct TxCpuTileAndVectorizePass
     for (auto [index, key] : llvm::enumerate(tiles))
       script += tileClass(index, key.second, key.first);
     script += kTilePacking;
-    script += kVectorize;
+    script += "    transform.yield\n  }\n}\n";
     if (failed(applyScript(script)))
+      return signalPassFailure();
+    if (failed(tileLargeStaticOps(getOperation())))
+      return signalPassFailure();
+    if (failed(applyScript(std::string(kScriptHead) + kVectorize)))
       return signalPassFailure();
     getOperation().walk([](Operation *op) {
       op->removeAttr("tx.gemm_class");
       op->removeAttr("tx.pack");
       op->removeAttr("tx.packed");
     });
-    tx::hoistLoopAccumulators(getOperation());
+    tx::hoistLoopAccumulators(getOperation(), testUnsafeHoist);
     if (failed(applyScript(kLower)))
       return signalPassFailure();
   }

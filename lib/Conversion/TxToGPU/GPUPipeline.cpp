@@ -1,6 +1,7 @@
 //===- GPUPipeline.cpp - the tx-to-nvvm pipeline --------------------------===//
 
 #include "TxDialect/Conversion/GPUPipeline.h"
+#include "TxDialect/Registration/ModulePipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -160,7 +161,7 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
 
 void tx::registerTxGPULowering() {
   registerTxGPUPasses();
-  PassPipelineRegistration<TxToNVVMOptions>(
+  registerModulePipeline<TxToNVVMOptions>(
       "tx-to-nvvm",
       "Lower tx (or linalg on buffers) to NVVM kernels in a gpu.binary and "
       "host code calling the mgpu* runtime",

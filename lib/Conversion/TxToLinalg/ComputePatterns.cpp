@@ -15,6 +15,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -139,7 +140,25 @@ struct LinearLowering : OpConversionPattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "layer not found");
     auto resType = cast<MemRefType>(op.getResult().getType());
     Location loc = op.getLoc();
-    Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
+    CheckedBuffer input = checked("input", op.getInput(), adaptor.getInput());
+    int64_t rank = resType.getRank();
+    checkDimEquals(rewriter, op, input, rank - 1, layer.getInFeatures(),
+                   ("the in_features of '@" + layer.getSymName() + "'").str());
+    // Leading (token) dimensions come from the input; the last is the
+    // layer's out_features, whatever the result type says.
+    SmallVector<Value> dynSizes;
+    for (int64_t i = 0; i + 1 < rank; ++i) {
+      if (resType.isDynamicDim(i))
+        dynSizes.push_back(
+            memref::DimOp::create(rewriter, loc, adaptor.getInput(), i));
+      else
+        checkDimEquals(rewriter, op, input, i, resType.getDimSize(i),
+                       ("dim " + Twine(i) + " of the result type").str());
+    }
+    if (resType.isDynamicDim(rank - 1))
+      dynSizes.push_back(arith::ConstantIndexOp::create(
+          rewriter, loc, layer.getOutFeatures()));
+    Value out = memref::AllocOp::create(rewriter, loc, resType, dynSizes);
     buildLinear(rewriter, loc, layer, adaptor.getInput(), out);
     rewriter.replaceOp(op, out);
     return success();
@@ -213,8 +232,13 @@ struct RMSNormLowering : OpConversionPattern<RMSNormOp> {
   matchAndRewrite(RMSNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value out = allocLike(rewriter, loc, cast<MemRefType>(op.getResult().getType()),
-                          adaptor.getInput());
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    CheckedBuffer input = checked("input", op.getInput(), adaptor.getInput());
+    checkDimsEqual(rewriter, op,
+                   checked("weight", op.getWeight(), adaptor.getWeight()), 0,
+                   input, resType.getRank() - 1);
+    checkResultShape(rewriter, op, input, resType);
+    Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
     buildRMSNorm(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
                  op.getEpsilon().convertToDouble(), out);
     rewriter.replaceOp(op, out);
@@ -229,6 +253,18 @@ struct AddRMSNormLowering : OpConversionPattern<AddRMSNormOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elemType = op.getResult().getType().getElementType();
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    CheckedBuffer input = checked("input", op.getInput(), adaptor.getInput());
+    checkSameShape(rewriter, op, input,
+                   checked("residual", op.getResidual(),
+                           adaptor.getResidual()));
+    checkDimsEqual(rewriter, op,
+                   checked("weight", op.getWeight(), adaptor.getWeight()), 0,
+                   input, resType.getRank() - 1);
+    checkResultShape(rewriter, op, input, resType);
+    checkResultShape(rewriter, op, input,
+                     cast<MemRefType>(op.getResidualOut().getType()),
+                     "residual_out");
     Value resOut = allocLike(rewriter, loc, cast<MemRefType>(op.getResidualOut().getType()),
                              adaptor.getInput());
     buildElementwise(rewriter, loc,
@@ -264,7 +300,18 @@ struct RotaryLowering : OpConversionPattern<RotaryOp> {
     MLIRContext *ctx = getContext();
     Type elemType = inType.getElementType();
     Value x = adaptor.getInput();
-    Value out = allocLike(rewriter, loc, cast<MemRefType>(op.getResult().getType()), x);
+    CheckedBuffer input = checked("input", op.getInput(), x);
+    using Table = std::tuple<StringRef, Value, Value>;
+    for (auto [role, original, converted] :
+         {Table{"cos", op.getCos(), adaptor.getCos()},
+          Table{"sin", op.getSin(), adaptor.getSin()}}) {
+      CheckedBuffer table = checked(role, original, converted);
+      checkDimsEqual(rewriter, op, input, 0, table, 0);
+      checkDimEquals(rewriter, op, table, 1, half, "head_dim / 2 of the input");
+    }
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    checkResultShape(rewriter, op, input, resType);
+    Value out = allocLike(rewriter, loc, resType, x);
     Value x1 = sliceLastDim(rewriter, loc, x, 0, half);
     Value x2 = sliceLastDim(rewriter, loc, x, half, half);
     Value o1 = sliceLastDim(rewriter, loc, out, 0, half);
@@ -319,6 +366,15 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     Type elemType = qType.getElementType();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
     int64_t headDim = qType.getDimSize(2);
+
+    CheckedBuffer query = checked("query", op.getQuery(), q);
+    CheckedBuffer key = checked("key", op.getKey(), k);
+    CheckedBuffer value = checked("value", op.getValue(), v);
+    checkSameShape(b, op, key, value);
+    checkDimEquals(b, op, key, 2, headDim, "the query's head_dim");
+    checkDimEquals(b, op, value, 2, headDim, "the query's head_dim");
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    checkResultShape(b, op, query, resType);
 
     Value tLen = memref::DimOp::create(b, loc, q, 0);
     Value sLen = memref::DimOp::create(b, loc, k, 0);

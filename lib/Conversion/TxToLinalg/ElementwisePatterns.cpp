@@ -89,15 +89,31 @@ static Value buildBinary(OpBuilder &b, Location loc, BinaryKind kind, Value l,
   return fromCompute(b, loc, res, elemType);
 }
 
+/// A buffer rhs must match lhs's trailing dimensions (a scalar is a value).
+static void checkBroadcastOperand(OpBuilder &b, Operation *op,
+                                  const CheckedBuffer &lhs, Value rhsOriginal,
+                                  Value rhs) {
+  auto rt = dyn_cast<MemRefType>(rhs.getType());
+  if (!rt)
+    return;
+  CheckedBuffer r = checked("rhs", rhsOriginal, rhs);
+  int64_t lead = cast<MemRefType>(lhs.buffer.getType()).getRank() -
+                 rt.getRank();
+  for (int64_t j = 0, e = rt.getRank(); j < e; ++j)
+    checkDimsEqual(b, op, lhs, lead + j, r, j);
+}
+
 struct UnaryLowering : OpConversionPattern<UnaryOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(UnaryOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value out = allocLike(rewriter, loc,
-                          cast<MemRefType>(op.getResult().getType()),
-                          adaptor.getInput());
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    checkResultShape(rewriter, op,
+                     checked("input", op.getInput(), adaptor.getInput()),
+                     resType);
+    Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
     UnaryKind kind = op.getKind();
     buildElementwise(rewriter, loc, ValueRange{adaptor.getInput()}, out,
                      [&](OpBuilder &nb, Location nl, ValueRange a) {
@@ -113,6 +129,9 @@ struct UnaryIntoLowering : OpConversionPattern<UnaryIntoOp> {
   LogicalResult
   matchAndRewrite(UnaryIntoOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    checkSameShape(rewriter, op,
+                   checked("input", op.getInput(), adaptor.getInput()),
+                   checked("target", op.getTarget(), adaptor.getTarget()));
     UnaryKind kind = op.getKind();
     buildElementwise(rewriter, op.getLoc(), ValueRange{adaptor.getInput()},
                      adaptor.getTarget(),
@@ -130,9 +149,11 @@ struct BinaryLowering : OpConversionPattern<BinaryOp> {
   matchAndRewrite(BinaryOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value out = allocLike(rewriter, loc,
-                          cast<MemRefType>(op.getResult().getType()),
-                          adaptor.getLhs());
+    CheckedBuffer lhs = checked("lhs", op.getLhs(), adaptor.getLhs());
+    checkBroadcastOperand(rewriter, op, lhs, op.getRhs(), adaptor.getRhs());
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    checkResultShape(rewriter, op, lhs, resType);
+    Value out = allocLike(rewriter, loc, resType, adaptor.getLhs());
     BinaryKind kind = op.getKind();
     buildElementwise(rewriter, loc,
                      ValueRange{adaptor.getLhs(), adaptor.getRhs()}, out,
@@ -149,6 +170,10 @@ struct BinaryIntoLowering : OpConversionPattern<BinaryIntoOp> {
   LogicalResult
   matchAndRewrite(BinaryIntoOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    CheckedBuffer lhs = checked("lhs", op.getLhs(), adaptor.getLhs());
+    checkBroadcastOperand(rewriter, op, lhs, op.getRhs(), adaptor.getRhs());
+    checkSameShape(rewriter, op, lhs,
+                   checked("target", op.getTarget(), adaptor.getTarget()));
     BinaryKind kind = op.getKind();
     buildElementwise(rewriter, op.getLoc(),
                      ValueRange{adaptor.getLhs(), adaptor.getRhs()},
@@ -168,6 +193,9 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
   LogicalResult
   matchAndRewrite(CopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    checkSameShape(rewriter, op,
+                   checked("source", op.getSource(), adaptor.getSource()),
+                   checked("target", op.getTarget(), adaptor.getTarget()));
     linalg::CopyOp::create(rewriter, op.getLoc(), adaptor.getSource(),
                            adaptor.getTarget());
     rewriter.eraseOp(op);
@@ -204,6 +232,48 @@ static OpFoldResult mulOFR(OpBuilder &b, Location loc, OpFoldResult x,
       .getResult();
 }
 
+/// A contiguous source of dynamic shape viewed as `resType` must hold a
+/// multiple of the static sizes' product (one dynamic result dimension) or
+/// exactly that product (none).
+static void checkViewElementCount(OpBuilder &b, ViewOp op,
+                                  memref::ExtractStridedMetadataOp meta,
+                                  MemRefType resType) {
+  Location loc = op.getLoc();
+  Value total = arith::ConstantIndexOp::create(b, loc, 1);
+  for (Value s : meta.getSizes())
+    total = arith::MulIOp::create(b, loc, total, s);
+  int64_t known = 1;
+  bool oneDynamic = false;
+  for (int64_t d : resType.getShape()) {
+    if (ShapedType::isDynamic(d))
+      oneDynamic = true;
+    else
+      known *= d;
+  }
+  Value knownV = arith::ConstantIndexOp::create(b, loc, known);
+  std::string source = describeOperand("source", op.getSource());
+  if (!oneDynamic) {
+    Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, total,
+                                     knownV);
+    emitRuntimeCheck(b, op, ne, total, knownV,
+                     source + " has {0} elements but the view needs {1}");
+    return;
+  }
+  // The source's static sizes may settle it ([?, 64] as [?, 4, 16]).
+  int64_t sourceStatic = 1;
+  for (int64_t d : cast<MemRefType>(op.getSource().getType()).getShape())
+    if (!ShapedType::isDynamic(d))
+      sourceStatic *= d;
+  if (known == 0 || sourceStatic % known == 0)
+    return;
+  Value rem = arith::RemUIOp::create(b, loc, total, knownV);
+  Value ne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem,
+                                   arith::ConstantIndexOp::create(b, loc, 0));
+  emitRuntimeCheck(b, op, ne, total, knownV,
+                   source + " has {0} elements, not a multiple of {1} (the "
+                            "view's static sizes)");
+}
+
 /// The result of tx.view as a memref.reinterpret_cast of the source's base
 /// buffer. Static sizes and strides come from the (verified) result type;
 /// the one dynamic size is the element count over the static ones (a
@@ -221,6 +291,9 @@ struct ViewLowering : OpConversionPattern<ViewOp> {
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, src);
     int64_t rank = resType.getRank();
     bool contiguousSource = srcType.getLayout().isIdentity();
+
+    if (contiguousSource && !srcType.hasStaticShape())
+      checkViewElementCount(b, op, meta, resType);
 
     SmallVector<OpFoldResult> sizes;
     for (int64_t i = 0; i < rank; ++i) {
@@ -300,7 +373,24 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value src = adaptor.getSource();
-    int64_t rank = cast<MemRefType>(src.getType()).getRank();
+    auto srcType = cast<MemRefType>(src.getType());
+    int64_t rank = srcType.getRank();
+    int64_t dim = op.getDim();
+    if (srcType.isDynamicDim(dim)) {
+      // The verifier checked static extents; a dynamic one must hold the
+      // slice too.
+      Value extent = memref::DimOp::create(rewriter, loc, src, dim);
+      int64_t end = op.getOffset() + op.getSize();
+      Value needed = arith::ConstantIndexOp::create(rewriter, loc, end);
+      Value short_ = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, extent, needed);
+      emitRuntimeCheck(
+          rewriter, op, short_, extent, needed,
+          (describeOperand("source", op.getSource()) + " dim " +
+           Twine(dim) + " = {0} but the slice [" + Twine(op.getOffset()) +
+           ", {1}) needs at least {1}")
+              .str());
+    }
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes = memref::getMixedSizes(rewriter, loc, src);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
@@ -338,9 +428,11 @@ struct SingleRankCollectiveLowering : OpConversionPattern<OpTy> {
     if (op.getGroupSize() != 1)
       return rewriter.notifyMatchFailure(op, "group of more than one rank");
     Location loc = op.getLoc();
-    Value out = allocLike(rewriter, loc,
-                          cast<MemRefType>(op.getResult().getType()),
-                          adaptor.getInput());
+    auto resType = cast<MemRefType>(op.getResult().getType());
+    checkResultShape(rewriter, op,
+                     checked("input", op.getInput(), adaptor.getInput()),
+                     resType);
+    Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
     linalg::CopyOp::create(rewriter, loc, adaptor.getInput(), out);
     rewriter.replaceOp(op, out);
     return success();

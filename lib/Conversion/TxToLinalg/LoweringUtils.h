@@ -6,7 +6,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <string>
 
 namespace mlir::tx::detail {
 
@@ -41,6 +44,54 @@ void buildElementwise(
 /// The subview `[..., offset:offset+size]` along the last dimension.
 Value sliceLastDim(OpBuilder &b, Location loc, Value v, int64_t offset,
                    int64_t size);
+
+//===----------------------------------------------------------------------===//
+// Runtime checks (RuntimeChecks.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A buffer whose sizes a runtime check reads, and how the message names it:
+/// `buffer` is the converted value, `name` says which operand of the op it is
+/// and where it comes from (see `describeOperand`).
+struct CheckedBuffer {
+  Value buffer;
+  std::string name;
+};
+
+/// "input (argument 0 'x')", "cos (the result of 'tx.view' at f.mlir:3:8,
+/// a view of argument 2 'cos')": `role` of `op` read from tx value
+/// `original` (the value before the conversion).
+std::string describeOperand(StringRef role, Value original);
+/// `describeOperand` for operand `original` of the op being lowered, with
+/// `converted` its buffer after the conversion.
+CheckedBuffer checked(StringRef role, Value original, Value converted);
+
+/// Emits, at the insertion point, a check that dimension `lhsDim` of `lhs`
+/// equals dimension `rhsDim` of `rhs` when the program runs. Nothing is
+/// emitted when both are static (the verifier compared them).
+void checkDimsEqual(OpBuilder &b, Operation *op, const CheckedBuffer &lhs,
+                    int64_t lhsDim, const CheckedBuffer &rhs, int64_t rhsDim);
+/// A check that dimension `dim` of `buffer` is `expected` (`what` says where
+/// the expected size comes from, e.g. "the in_features of '@q_proj'").
+void checkDimEquals(OpBuilder &b, Operation *op, const CheckedBuffer &buffer,
+                    int64_t dim, int64_t expected, StringRef what);
+/// `checkDimsEqual` for every dimension of two buffers of the same rank.
+void checkSameShape(OpBuilder &b, Operation *op, const CheckedBuffer &lhs,
+                    const CheckedBuffer &rhs);
+/// Every static dimension of `result` (a fresh buffer's type) that `input`
+/// has dynamic must match it: the lowering sizes the loops by the result.
+void checkResultShape(OpBuilder &b, Operation *op, const CheckedBuffer &input,
+                      MemRefType result, StringRef resultName = "result");
+/// The most general form: when the i1 `failed` holds at run time, the program
+/// stops with `message`, whose `{0}` and `{1}` are replaced by the index
+/// values `lhs` and `rhs`. The message is prefixed with `op`'s name and
+/// location.
+void emitRuntimeCheck(OpBuilder &b, Operation *op, Value failed, Value lhs,
+                      Value rhs, StringRef message);
+
+/// After the conversion: numbers the checks the patterns emitted, records
+/// their messages in the module's `tx.runtime_checks` table and declares the
+/// runtime function, or (`keep` false) removes them.
+void finalizeRuntimeChecks(ModuleOp module, bool keep);
 
 } // namespace mlir::tx::detail
 

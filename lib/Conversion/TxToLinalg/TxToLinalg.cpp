@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/TxOps.h"
 
@@ -194,6 +195,7 @@ struct TxToLinalgPass : tx::impl::TxToLinalgBase<TxToLinalgPass> {
     populateTxToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+    tx::detail::finalizeRuntimeChecks(module, runtimeChecks);
     eraseTxSymbols(module);
   }
 };

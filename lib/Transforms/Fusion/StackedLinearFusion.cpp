@@ -7,13 +7,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Analysis/StackedLinearAnalysis.h"
+#include "TxDialect/Registration/ModulePipeline.h"
 #include "TxDialect/Transforms/FusionPasses.h"
 #include "TxDialect/Transforms/FusionRewrite.h"
+#include "TxDialect/TxDialect.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <limits>
 
 namespace mlir {
 namespace tx {
@@ -27,8 +31,12 @@ using namespace mlir::tx;
 
 namespace {
 
+/// A part's head count when it is made of attention heads but nobody said
+/// how many (see FuseStackedLinearsPass::headsFor).
+constexpr int64_t kUnknownHeads = -1;
+
 /// A group a fuser picked, with the merged layer's name and every part's
-/// heads.
+/// heads (0: not head-structured; kUnknownHeads: heads of unknown count).
 struct Candidate {
   SmallVector<StackedCall> calls;
   std::string name;
@@ -49,11 +57,28 @@ bool matchesRole(StringRef name, StringRef pattern, StringRef *prefix) {
   return true;
 }
 
-/// Heads of a layer: its `heads` attribute, else `fallback`.
-int64_t headsOf(LayerOp layer, int64_t fallback) {
-  if (auto attr = layer->getAttrOfType<IntegerAttr>("heads"))
-    return attr.getInt();
-  return fallback;
+/// The heads `call`'s result is viewed as: a `tx.view` of it to
+/// (..., H, D) with H * D its rows, as attention code splits q/k/v into
+/// heads; 0 when there is no such view (or views disagree).
+int64_t headsFromViews(LinearOp call) {
+  auto type = cast<MemRefType>(call.getType());
+  int64_t rows = type.getShape().back(), heads = 0;
+  for (Operation *user : call->getUsers()) {
+    auto view = dyn_cast<ViewOp>(user);
+    if (!view)
+      continue;
+    ArrayRef<int64_t> shape = cast<MemRefType>(view.getType()).getShape();
+    if (static_cast<int64_t>(shape.size()) != type.getRank() + 1)
+      continue;
+    int64_t h = shape[shape.size() - 2], d = shape.back();
+    if (ShapedType::isDynamic(h) || ShapedType::isDynamic(d) || h <= 0 ||
+        d <= 0 || rows % h != 0 || rows / h != d)
+      continue;
+    if (heads != 0 && heads != h)
+      return 0;
+    heads = h;
+  }
+  return heads;
 }
 
 struct FuseStackedLinearsPass
@@ -81,6 +106,20 @@ private:
   std::optional<Candidate> pickGLU(SmallVectorImpl<StackedCall> &avail);
   std::optional<Candidate> pickMergedColumn(SmallVectorImpl<StackedCall> &avail);
 
+  /// Heads of one part, the same whichever fuser merges it (q, k or v left
+  /// to merged-column keep theirs): the layer's `heads` attribute; else by
+  /// role: q/k/v take `q-heads`/`kv-heads`, else the heads their result is
+  /// viewed as, else kUnknownHeads; MLA's down-projections are one latent
+  /// head shared by all query heads (replicated on every rank, as vLLM's
+  /// ReplicatedLinear); anything else is not head-structured (0).
+  int64_t headsFor(StackedCall c);
+
+  /// Why `cand` must not be fused under tensor-parallel size `tp` (a part
+  /// of unknown heads when tp > 1, heads that do not divide a part's rows,
+  /// rows that overflow), as a remark on the call at fault; success if none.
+  LogicalResult checkHeads(const Candidate &cand, int64_t tp,
+                           StringRef fuser, StringRef layers);
+
   void countRefusal(RefusalKind kind);
 };
 
@@ -95,10 +134,10 @@ FuseStackedLinearsPass::pickQKV(SmallVectorImpl<StackedCall> &avail) {
   // v is optional: with attention_k_eq_v it is None and never called.
   std::optional<StackedCall> v = take(rest, vPattern, &unused);
   Candidate cand{{*q, *k}, (prefix + "qkv_proj").str(),
-                 {headsOf(q->layer, qHeads), headsOf(k->layer, kvHeads)}};
+                 {headsFor(*q), headsFor(*k)}};
   if (v) {
     cand.calls.push_back(*v);
-    cand.heads.push_back(headsOf(v->layer, kvHeads));
+    cand.heads.push_back(headsFor(*v));
   }
   avail.assign(rest.begin(), rest.end());
   return cand;
@@ -120,7 +159,7 @@ FuseStackedLinearsPass::pickMLA(SmallVectorImpl<StackedCall> &avail) {
   avail.assign(rest.begin(), rest.end());
   return Candidate{{*q, *kva},
                    (prefix + "fused_qkv_a_proj").str(),
-                   {headsOf(q->layer, 0), headsOf(kva->layer, 0)}};
+                   {headsFor(*q), headsFor(*kva)}};
 }
 
 /// Whether `gate` and `up` feed `act(gate) * up`.
@@ -151,7 +190,7 @@ FuseStackedLinearsPass::pickGLU(SmallVectorImpl<StackedCall> &avail) {
   avail.assign(rest.begin(), rest.end());
   return Candidate{{*gate, *up},
                    (prefix + "gate_up_proj").str(),
-                   {headsOf(gate->layer, 0), headsOf(up->layer, 0)}};
+                   {headsFor(*gate), headsFor(*up)}};
 }
 
 std::optional<Candidate>
@@ -178,10 +217,78 @@ FuseStackedLinearsPass::pickMergedColumn(SmallVectorImpl<StackedCall> &avail) {
   for (StackedCall c : cand.calls) {
     name += sep;
     name += c.layer.getSymName().drop_front(prefix.size()).str();
-    cand.heads.push_back(headsOf(c.layer, 0));
+    cand.heads.push_back(headsFor(c));
   }
   cand.name = name;
   return cand;
+}
+
+int64_t FuseStackedLinearsPass::headsFor(StackedCall c) {
+  if (auto attr = c.layer->getAttrOfType<IntegerAttr>("heads"))
+    return attr.getInt();
+  StringRef name = c.layer.getSymName();
+  if (matchesRole(name, qaPattern, nullptr) ||
+      matchesRole(name, kvaPattern, nullptr))
+    return 1;
+  int64_t option = 0;
+  if (matchesRole(name, qPattern, nullptr))
+    option = qHeads;
+  else if (matchesRole(name, kPattern, nullptr) ||
+           matchesRole(name, vPattern, nullptr))
+    option = kvHeads;
+  else
+    return 0;
+  if (option > 0)
+    return option;
+  if (int64_t viewed = headsFromViews(c.call))
+    return viewed;
+  return kUnknownHeads;
+}
+
+LogicalResult FuseStackedLinearsPass::checkHeads(const Candidate &cand,
+                                                 int64_t tp, StringRef fuser,
+                                                 StringRef layers) {
+  int64_t rows = 0;
+  for (auto [i, heads] : llvm::enumerate(cand.heads)) {
+    StackedCall c = cand.calls[i];
+    auto refuse = [&]() {
+      InFlightDiagnostic d = c.call->emitRemark();
+      d << "not fusing " << layers << " (" << fuser << "): '"
+        << c.layer.getSymName() << "' ";
+      return d;
+    };
+    int64_t size = c.layer.getOutFeatures();
+    if (auto attr = c.layer->getAttrOfType<IntegerAttr>("heads");
+        attr && attr.getInt() < 0) {
+      refuse() << "has a negative `heads` attribute (" << attr.getInt()
+               << ")";
+      return failure();
+    }
+    bool unknown = heads == kUnknownHeads;
+    if (std::optional<ArrayAttr> stacking = c.layer.getStacking())
+      for (auto e : stacking->getAsRange<StackEntryAttr>())
+        unknown |= e.getUnknownHeads();
+    if (unknown && tp > 1) {
+      refuse() << "is made of attention heads but has no head count under "
+                  "tp_size "
+               << tp
+               << ", so its stacking map could split a head across ranks "
+                  "(give the layer a `heads` attribute or set "
+                  "q-heads/kv-heads)";
+      return failure();
+    }
+    if (heads > 0 && size % heads != 0) {
+      refuse() << "has " << size << " rows, not a multiple of its " << heads
+               << " heads";
+      return failure();
+    }
+    if (size > std::numeric_limits<int64_t>::max() - rows) {
+      refuse() << "would make the merged layer's rows overflow 64 bits";
+      return failure();
+    }
+    rows += size;
+  }
+  return success();
 }
 
 void FuseStackedLinearsPass::countRefusal(RefusalKind kind) {
@@ -237,7 +344,30 @@ void FuseStackedLinearsPass::runOnOperation() {
     pickers.push_back({f, p});
   }
 
-  StackedLinearAnalysis analysis(module);
+  std::string unknownCheck;
+  FailureOr<UnsafeTestChecks> unsafe =
+      UnsafeTestChecks::parse(llvm::to_vector(testDisableChecks), unknownCheck);
+  if (failed(unsafe)) {
+    module.emitError() << "unknown check '" << unknownCheck
+                       << "' in test-disable-checks (expected "
+                          "input-identity, cfg-loops, region-op-effects or "
+                          "input-stability)";
+    return signalPassFailure();
+  }
+  unsafe->skipInputStability |= testSkipInputStability;
+  if (qHeads < 0 || kvHeads < 0) {
+    module.emitError() << "q-heads and kv-heads must not be negative, got "
+                       << static_cast<int64_t>(qHeads) << " and "
+                       << static_cast<int64_t>(kvHeads);
+    return signalPassFailure();
+  }
+  // The tensor-parallel size the stacking maps are for: a part of unknown
+  // heads is fused only where no rank shard can split it.
+  int64_t tp = 1;
+  if (CompileConfigAttr config = getCompileConfig(module))
+    tp = config.getTpSize();
+
+  StackedLinearAnalysis analysis(module, *unsafe);
   SymbolTable symbols(module);
   for (auto func : llvm::to_vector(module.getOps<FunctionOpInterface>())) {
     // Each call is offered to one fuser only: a group a fuser refused is
@@ -250,10 +380,11 @@ void FuseStackedLinearsPass::runOnOperation() {
         while (std::optional<Candidate> cand = (this->*pick)(group)) {
           ++numGroups;
           std::string layers = describeLayers(cand->calls);
+          if (failed(checkHeads(*cand, tp, fuser, layers)))
+            continue;
           Refusal refusal;
           FailureOr<FusionPlan> plan =
-              analysis.checkGroup(cand->calls, refusal,
-                                  !testSkipInputStability);
+              analysis.checkGroup(cand->calls, refusal);
           if (failed(plan)) {
             countRefusal(refusal.kind);
             refusal.op->emitRemark()
@@ -299,7 +430,7 @@ void tx::buildFusionPipeline(OpPassManager &pm,
 
 void tx::registerFusionPasses() {
   registerTxFusionPasses();
-  PassPipelineRegistration<FusionPipelineOptions>(
+  registerModulePipeline<FusionPipelineOptions>(
       "tx-fusion",
       "Stacked-linear fusion: QKV, MLA, GLU, then merged-column as the "
       "fallback",

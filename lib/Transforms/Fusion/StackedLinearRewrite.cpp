@@ -120,13 +120,15 @@ LinearOp tx::rewriteStackedLinears(FusionPlan &plan, StringRef name,
     offsets.push_back(rows);
     if (std::optional<ArrayAttr> stacking = c.layer.getStacking()) {
       for (auto e : stacking->getAsRange<StackEntryAttr>())
-        entries.push_back(StackEntryAttr::get(ctx, e.getSource(),
-                                              rows + e.getOffset(),
-                                              e.getSize(), e.getHeads()));
+        entries.push_back(StackEntryAttr::get(
+            ctx, e.getSource(), rows + e.getOffset(), e.getSize(),
+            e.getHeads(), e.getUnknownHeads()));
     } else {
+      // A negative count: made of heads, how many unknown.
       entries.push_back(StackEntryAttr::get(
           ctx, b.getStringAttr(c.layer.getCheckpointPrefix()), rows,
-          c.layer.getOutFeatures(), heads[i]));
+          c.layer.getOutFeatures(), std::max<int64_t>(heads[i], 0),
+          heads[i] < 0));
     }
     rows += c.layer.getOutFeatures();
   }

@@ -25,31 +25,49 @@ struct RankPart {
 };
 } // namespace
 
-/// The rows of `entry` on `rank` of `tpSize`, or a diagnostic on `layer`.
-static FailureOr<RankPart> rankRows(LayerOp layer, StackEntryAttr entry,
-                                    int64_t rank, int64_t tpSize) {
+/// Whether `entry` can be sharded over `tpSize` ranks without splitting a
+/// head: rows divide over the ranks and heads too, or fewer heads than ranks
+/// replicate evenly; a part of unknown heads only unsharded. A diagnostic on
+/// `layer` otherwise.
+static LogicalResult checkShardable(LayerOp layer, StackEntryAttr entry,
+                                    int64_t tpSize) {
   int64_t size = entry.getSize(), heads = entry.getHeads();
   StringRef src = entry.getSource().getValue();
+  if (tpSize == 1)
+    return success();
+  if (entry.getUnknownHeads())
+    return layer.emitError()
+           << "'" << src << "' is made of attention heads of unknown count: "
+           << "its " << size << " rows cannot be sharded over " << tpSize
+           << " ranks without risking a split head (fuse with q-heads/"
+              "kv-heads or a `heads` attribute on the layer)";
   if (heads > 0 && heads < tpSize) {
     // Fewer heads than ranks (GQA KV heads): each head is replicated on
     // tpSize / heads consecutive ranks.
-    if (tpSize % heads != 0 || size % heads != 0) {
-      layer.emitError() << "'" << src << "': " << heads
-                        << " heads cannot be replicated evenly over "
-                        << tpSize << " ranks with " << size << " rows";
-      return failure();
-    }
-    int64_t h = rank * heads / tpSize, rows = size / heads;
-    return RankPart{entry, h * rows, (h + 1) * rows};
+    if (tpSize % heads != 0 || size % heads != 0)
+      return layer.emitError()
+             << "'" << src << "': " << heads
+             << " heads cannot be replicated evenly over " << tpSize
+             << " ranks with " << size << " rows";
+    return success();
   }
-  if (size % tpSize != 0 || (heads > 0 && heads % tpSize != 0)) {
-    InFlightDiagnostic diag = layer.emitError();
-    diag << "'" << src << "': ";
-    if (size % tpSize != 0)
-      diag << size << " rows do not divide over " << tpSize << " ranks";
-    else
-      diag << heads << " heads do not divide over " << tpSize << " ranks";
-    return failure();
+  if (size % tpSize != 0)
+    return layer.emitError() << "'" << src << "': " << size
+                             << " rows do not divide over " << tpSize
+                             << " ranks";
+  if (heads > 0 && heads % tpSize != 0)
+    return layer.emitError() << "'" << src << "': " << heads
+                             << " heads do not divide over " << tpSize
+                             << " ranks";
+  return success();
+}
+
+/// The rows of a shardable `entry` on `rank` of `tpSize`.
+static RankPart rankRows(StackEntryAttr entry, int64_t rank, int64_t tpSize) {
+  int64_t size = entry.getSize(), heads = entry.getHeads();
+  if (heads > 0 && heads < tpSize) {
+    int64_t h = rank / (tpSize / heads), rows = size / heads;
+    return RankPart{entry, h * rows, (h + 1) * rows};
   }
   int64_t rows = size / tpSize;
   return RankPart{entry, rank * rows, (rank + 1) * rows};
@@ -60,6 +78,11 @@ LogicalResult tx::exportStackingMaps(ModuleOp module, int64_t tpSize,
   if (tpSize < 1)
     return module.emitError() << "tensor-parallel size must be positive, got "
                               << tpSize;
+  // The JSON lists every rank: a size no deployment has is a mistake, not
+  // gigabytes of output.
+  if (tpSize > kMaxStackingTPSize)
+    return module.emitError() << "tensor-parallel size " << tpSize
+                              << " is larger than " << kMaxStackingTPSize;
   // Built in memory first so that a failure writes nothing.
   std::string text;
   llvm::raw_string_ostream buffer(text);
@@ -76,19 +99,16 @@ LogicalResult tx::exportStackingMaps(ModuleOp module, int64_t tpSize,
         SmallVector<std::string> suffixes = {".weight"};
         if (layer.getBias())
           suffixes.push_back(".bias");
-        // Every rank's parts first, so that an error leaves no half layer.
-        SmallVector<SmallVector<RankPart>> ranks(tpSize);
-        for (int64_t r = 0; r < tpSize && ok; ++r)
-          for (StackEntryAttr e : entries) {
-            FailureOr<RankPart> part = rankRows(layer, e, r, tpSize);
-            if (failed(part)) {
-              ok = false;
-              break;
-            }
-            ranks[r].push_back(*part);
+        // Every part checked first, so that an error leaves no half layer.
+        for (StackEntryAttr e : entries)
+          if (failed(checkShardable(layer, e, tpSize))) {
+            ok = false;
+            return;
           }
-        if (!ok)
-          return;
+        SmallVector<SmallVector<RankPart>> ranks(tpSize);
+        for (int64_t r = 0; r < tpSize; ++r)
+          for (StackEntryAttr e : entries)
+            ranks[r].push_back(rankRows(e, r, tpSize));
         json.object([&] {
           json.attribute("name", layer.getSymName());
           json.attribute("in_features",
@@ -104,6 +124,8 @@ LogicalResult tx::exportStackingMaps(ModuleOp module, int64_t tpSize,
                                  (e.getSource().getValue() + suffix).str());
                   json.attribute("source", e.getSource().getValue());
                   json.attribute("heads", e.getHeads());
+                  if (e.getUnknownHeads())
+                    json.attribute("unknown_heads", true);
                   json.attributeArray("rows", [&] {
                     json.value(e.getOffset());
                     json.value(e.getOffset() + e.getSize());

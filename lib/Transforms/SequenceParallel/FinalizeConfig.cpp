@@ -12,6 +12,8 @@
 #include "TxDialect/TxOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <limits>
+
 namespace mlir::tx {
 #define GEN_PASS_DEF_TXFINALIZECONFIG
 #include "TxDialect/Transforms/SPPasses.h.inc"
@@ -81,8 +83,9 @@ struct FinalizeConfigPass
   LogicalResult inferFromNorms(ModuleOp module, std::optional<int64_t> &hidden,
                                std::optional<int64_t> &elementSize);
 
-  /// Computes the SP threshold or says why there is none (and turns SP off).
-  void computeMinTokens(ModuleOp module, Config &c);
+  /// Computes the SP threshold or says why there is none (and turns SP
+  /// off). Fails (with an error) on inconsistent or overflowing settings.
+  LogicalResult computeMinTokens(ModuleOp module, Config &c);
 };
 
 } // namespace
@@ -124,20 +127,22 @@ FinalizeConfigPass::inferFromNorms(ModuleOp module,
   return failure(r.wasInterrupted());
 }
 
-void FinalizeConfigPass::computeMinTokens(ModuleOp module, Config &c) {
-  auto disable = [&](const Twine &why) {
+LogicalResult FinalizeConfigPass::computeMinTokens(ModuleOp module,
+                                                   Config &c) {
+  auto disable = [&](const Twine &why) -> LogicalResult {
     module.emitWarning()
         << why
         << ": disabling sequence_parallel and async_tp (set sp_min_tokens "
            "by hand to force sequence parallelism)";
     c.sp = false;
     c.asyncTp = false;
+    return success();
   };
 
   std::optional<int64_t> normHidden, normElementSize;
   if (!c.hidden || !c.elementSize) {
     if (failed(inferFromNorms(module, normHidden, normElementSize)))
-      return signalPassFailure();
+      return failure();
   }
   if (!c.hidden) {
     if (!normHidden)
@@ -167,13 +172,26 @@ void FinalizeConfigPass::computeMinTokens(ModuleOp module, Config &c) {
                    " is too small for the SP threshold heuristic on " +
                    c.arch.getValue() + " (needs at least " +
                    Twine(k->minHidden) + ")");
-  // floor(MB * 2^20 * tp / (hidden * element_size)), in 128-bit-safe order.
-  int64_t num = k->minMB * (int64_t(1) << 20) * c.tp;
-  c.minTokens = num / (*c.hidden * *c.elementSize);
+  // floor(MB * 2^20 * tp / (hidden * element_size)) in 128 bits: neither
+  // product fits 64 bits for every tp_size and hidden_size the attribute
+  // accepts.
+  unsigned __int128 num = static_cast<unsigned __int128>(k->minMB) *
+                          (uint64_t(1) << 20) * static_cast<uint64_t>(c.tp);
+  unsigned __int128 den = static_cast<unsigned __int128>(*c.hidden) *
+                          static_cast<uint64_t>(*c.elementSize);
+  unsigned __int128 tokens = num / den;
+  if (tokens > static_cast<unsigned __int128>(
+                   std::numeric_limits<int64_t>::max())) {
+    return module.emitError()
+           << "the SP threshold for tp_size " << c.tp
+           << " does not fit in 64 bits; set sp_min_tokens";
+  }
+  c.minTokens = static_cast<int64_t>(tokens);
   module.emitWarning() << "sp_min_tokens is unset: computed " << *c.minTokens
                        << " = floor(" << k->minMB << " MiB * " << c.tp
                        << " / (" << *c.hidden << " * " << *c.elementSize
                        << " B)) for " << c.arch.getValue();
+  return success();
 }
 
 void FinalizeConfigPass::runOnOperation() {
@@ -202,14 +220,19 @@ void FinalizeConfigPass::runOnOperation() {
                               "disabling sequence_parallel and async_tp";
       c.sp = false;
       c.asyncTp = false;
-    } else if (!c.minTokens) {
-      computeMinTokens(module, c);
+    } else if (!c.minTokens && failed(computeMinTokens(module, c))) {
+      return signalPassFailure();
     }
   }
 
-  // CompilationConfig.set_splitting_ops_for_v1: a user-given empty list
-  // means no piecewise graphs to capture.
-  if (c.splittingOps && c.splittingOps.empty()) {
+  // CompilationConfig.set_splitting_ops_for_v1. Unset splitting ops are the
+  // default ones (attention): piecewise compilation. A user-given empty list
+  // means one full graph, so there are no piecewise graphs to capture.
+  bool defaulted = !c.splittingOps;
+  if (defaulted) {
+    c.splittingOps = CompileConfigAttr::getDefaultSplittingOps(
+        module.getContext());
+  } else if (c.splittingOps.empty()) {
     if (c.cudagraph == CUDAGraphMode::piecewise) {
       module.emitWarning() << "splitting_ops is empty, so there are no "
                               "piecewise CUDA graphs: cudagraph_mode "
@@ -225,12 +248,13 @@ void FinalizeConfigPass::runOnOperation() {
 
   // SP splits activations along tokens, so a residual passed between
   // piecewise subgraphs would have different sizes on different ranks.
-  if ((c.sp || c.asyncTp) && !c.graphPartition && c.splittingOps &&
-      !c.splittingOps.empty()) {
+  if ((c.sp || c.asyncTp) && !c.graphPartition && !c.splittingOps.empty()) {
     module.emitWarning() << "sequence parallelism requires full-graph "
                             "compilation without graph_partition: clearing "
-                            "splitting_ops to keep sequence_parallel and "
-                            "async_tp";
+                            "splitting_ops"
+                         << (defaulted ? " (unset: the default, attention)"
+                                       : "")
+                         << " to keep sequence_parallel and async_tp";
     c.splittingOps = ArrayAttr::get(module.getContext(), {});
     if (hasPiecewiseGraphs(c.cudagraph)) {
       module.emitWarning()

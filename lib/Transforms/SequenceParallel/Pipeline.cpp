@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the tx-sp pipeline and pass registration ------------===//
 
 #include "TxDialect/Transforms/SequenceParallel.h"
+#include "TxDialect/Registration/ModulePipeline.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -22,7 +23,7 @@ void tx::buildSPPipeline(OpPassManager &pm, const SPPipelineOptions &options) {
 
 void tx::registerSPPassesAndPipelines() {
   registerSPPasses();
-  PassPipelineRegistration<SPPipelineOptions>(
+  registerModulePipeline<SPPipelineOptions>(
       "tx-sp",
       "Sequence parallelism: finalise the config, rewrite all_reduce -> norm, "
       "fuse GEMM+collectives when async_tp is on, verify the contract",

@@ -15,13 +15,16 @@ LogicalResult tx::checkFullGraph(ModuleOp module, CompileConfigAttr config,
     return success();
   std::string ops;
   llvm::raw_string_ostream os(ops);
-  llvm::interleaveComma(config.getSplittingOps(), os, [&](Attribute a) {
-    os << cast<StringAttr>(a).getValue();
-  });
+  llvm::interleaveComma(config.getEffectiveSplittingOps(), os,
+                        [&](Attribute a) {
+                          os << cast<StringAttr>(a).getValue();
+                        });
+  if (!config.getSplittingOps())
+    os << " (splitting_ops is unset: the default splitting ops)";
   return module.emitError()
          << "'" << passName
          << "' requires full-graph compilation (module is split at " << ops
-         << " without graph partition); clear splitting_ops, set "
+         << " without graph partition); set splitting_ops = [], set "
             "graph_partition, or run tx-finalize-config first";
 }
 

@@ -26,6 +26,21 @@ tx.layer @a : 4 -> 4, f32 stacking [#tx.stack<source = "q", offset = 0, size = 4
 
 // -----
 
+// expected-error @+1 {{stack entry 'q' has 2 heads and unknown_heads: give one or the other}}
+tx.layer @a : 4 -> 4, f32 stacking [#tx.stack<source = "q", offset = 0, size = 4, heads = 2, unknown_heads = true>]
+
+// -----
+
+// expected-error @+1 {{stack entry 'q': rows [9223372036854775800, 9223372036854775800 + 8) overflow 64 bits}}
+tx.layer @a : 4 -> 4, f32 stacking [#tx.stack<source = "q", offset = 9223372036854775800, size = 8>]
+
+// -----
+
+// expected-error @+1 {{splitting_ops must be a list of op names, got ""}}
+module attributes {tx.config = #tx.config<splitting_ops = [""]>} {}
+
+// -----
+
 // expected-error @+1 {{tp_size must be at least 1, got 0}}
 module attributes {tx.config = #tx.config<tp_size = 0>} {}
 

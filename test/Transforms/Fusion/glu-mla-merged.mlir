@@ -50,7 +50,7 @@ func.func @not_glu(%h: memref<?x64xf32>) -> memref<?x128xf32> {
 tx.layer @q_a_proj : 64 -> 24, f32 {checkpoint = "attn.q_a_proj"}
 tx.layer @kv_a_proj_with_mqa : 64 -> 40, f32 {checkpoint = "attn.kv_a_proj_with_mqa"}
 
-// CHECK: tx.layer @fused_qkv_a_proj : 64 -> 64, f32 stacking [#tx.stack<source = "attn.q_a_proj", offset = 0, size = 24>, #tx.stack<source = "attn.kv_a_proj_with_mqa", offset = 24, size = 40>]
+// CHECK: tx.layer @fused_qkv_a_proj : 64 -> 64, f32 stacking [#tx.stack<source = "attn.q_a_proj", offset = 0, size = 24, heads = 1>, #tx.stack<source = "attn.kv_a_proj_with_mqa", offset = 24, size = 40, heads = 1>]
 // CHECK-LABEL: func.func @mla_q_lora
 // CHECK: %[[F:.+]] = tx.linear @fused_qkv_a_proj
 // CHECK: tx.slice %[[F]] dim 1 offset 24 size 40
@@ -71,7 +71,7 @@ func.func @mla_q_lora(%h: memref<?x64xf32>) -> (memref<?x24xf32>, memref<?x40xf3
 tx.layer @q_proj : 64 -> 48, f32
 tx.layer @kv_a_proj_with_mqa : 64 -> 40, f32
 
-// CHECK: tx.layer @fused_qkv_a_proj : 64 -> 88, f32 stacking [#tx.stack<source = "q_proj", offset = 0, size = 48>, #tx.stack<source = "kv_a_proj_with_mqa", offset = 48, size = 40>]
+// CHECK: tx.layer @fused_qkv_a_proj : 64 -> 88, f32 stacking [#tx.stack<source = "q_proj", offset = 0, size = 48, unknown_heads = true>, #tx.stack<source = "kv_a_proj_with_mqa", offset = 48, size = 40, heads = 1>]
 // CHECK-LABEL: func.func @mla_no_q_lora
 // CHECK: tx.linear @fused_qkv_a_proj
 func.func @mla_no_q_lora(%h: memref<?x64xf32>) -> (memref<?x48xf32>, memref<?x40xf32>) {

@@ -1,6 +1,6 @@
 // RUN: tx-opt %s -split-input-file -tx-async-tp -verify-diagnostics | FileCheck %s
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, async_tp = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, async_tp = true, splitting_ops = []>} {
   tx.layer @gate_up : 64 -> 256, f32
   tx.layer @down : 128 -> 64, f32
 
@@ -42,7 +42,7 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true,
 // -----
 
 // async_tp off: nothing is fused.
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   tx.layer @gate_up : 64 -> 256, f32
   // CHECK-LABEL: func.func @off
   // CHECK: tx.all_gather %

@@ -2,7 +2,7 @@
 // RUN: tx-opt %s -split-input-file -verify-diagnostics -tx-sequence-parallel
 
 // A collective's group must be the module's tensor-parallel group.
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   func.func @group_mismatch(%x: memref<16x64xf32>) -> memref<16x64xf32> {
     // expected-error @below {{'tx.all_reduce' op group size 4 does not match the module's tensor-parallel size 2}}
     %ar = tx.all_reduce %x group 4 : memref<16x64xf32> -> memref<16x64xf32>
@@ -40,4 +40,4 @@ module attributes {tx.config = #tx.config<tp_size = 0>} {}
 
 // SP with TP 1 that never went through tx-finalize-config.
 // expected-error @below {{sequence_parallel with tp_size 1 has nothing to scatter; run tx-finalize-config}}
-module attributes {tx.config = #tx.config<tp_size = 1, sequence_parallel = true>} {}
+module attributes {tx.config = #tx.config<tp_size = 1, sequence_parallel = true, splitting_ops = []>} {}

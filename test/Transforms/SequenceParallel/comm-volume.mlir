@@ -28,7 +28,7 @@
 // ASYNCTP: remark: all_gather: payload 16777216 B, ring send per rank 8388608 B
 // ASYNCTP: remark: 4 collectives: payload 67108864 B, ring send per rank 33554432 B
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, async_tp = true, sp_min_tokens = 1024, hidden_size = 4096, element_size = 2, arch = "sm_90">} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, async_tp = true, sp_min_tokens = 1024, hidden_size = 4096, element_size = 2, arch = "sm_90", splitting_ops = []>} {
   // Rank shards: column-parallel qkv (32 heads of 128 / 2) and gate_up
   // (2 x 11008 / 2), row-parallel o_proj and down.
   tx.layer @qkv : 4096 -> 6144, bf16

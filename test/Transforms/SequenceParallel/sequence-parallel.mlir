@@ -5,7 +5,7 @@
 // gathered before the GEMM; the residual stays scattered into the next
 // norm (a middle-layer add_rmsnorm) and is gathered only for the return.
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, sp_min_tokens = 16>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, sp_min_tokens = 16, splitting_ops = []>} {
   tx.layer @up : 64 -> 64, f32
   tx.param @ln1 : memref<64xf32>
   tx.param @ln2 : memref<64xf32>
@@ -39,7 +39,7 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true,
 // Middle layer with a replicated residual (a function input): the residual
 // is sliced where this rank's reduce-scatter block starts, rank * 8, not 0.
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   tx.param @ln : memref<64xf32>
   // CHECK-LABEL: func.func @middle
   // CHECK-SAME: (%[[O:.+]]: memref<16x64xf32>, %[[RES:.+]]: memref<16x64xf32>)
@@ -64,7 +64,7 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>
 // Last layer (the model's final norm): the residual output is dead, so
 // nothing gathers it; only the normalised output is gathered.
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   tx.param @ln : memref<64xf32>
   tx.param @final : memref<64xf32>
   // CHECK-LABEL: func.func @last
@@ -90,7 +90,7 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>
 
 // Below the threshold and not divisible: left alone, with a remark each.
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, sp_min_tokens = 32>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, sp_min_tokens = 32, splitting_ops = []>} {
   tx.param @ln : memref<64xf32>
   // CHECK-LABEL: func.func @small
   // CHECK: tx.all_reduce
@@ -118,7 +118,7 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true,
 
 // An all-reduce that feeds no norm (the block's final residual add) stays.
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   // CHECK-LABEL: func.func @no_norm
   // CHECK: tx.all_reduce
   // CHECK-NOT: tx.reduce_scatter

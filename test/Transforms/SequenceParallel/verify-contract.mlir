@@ -1,7 +1,7 @@
 // RUN: tx-opt %s -split-input-file -tx-verify-sp-contract -verify-diagnostics
 
 // A stray all_reduce -> norm left in a function that SP rewrote.
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   tx.param @ln : memref<64xf32>
   func.func @stray(%a: memref<16x64xf32>, %b: memref<16x64xf32>) -> (memref<16x64xf32>, memref<16x64xf32>) {
     %w = tx.get_param @ln : memref<64xf32>
@@ -20,7 +20,7 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>
 
 // The residual sliced at offset 0 on every rank (the unsafe slicing of
 // piecewise SP): rank 1 would add rank 0's tokens.
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   tx.param @ln : memref<64xf32>
   func.func @slice_at_zero(%o: memref<16x64xf32>, %res: memref<16x64xf32>) -> memref<8x64xf32> {
     %w = tx.get_param @ln : memref<64xf32>
@@ -35,7 +35,7 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>
 // -----
 
 // What the SP pass produces satisfies the contract (no diagnostics).
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   tx.param @ln : memref<64xf32>
   func.func @ok(%o: memref<16x64xf32>, %res: memref<16x64xf32>) -> memref<16x64xf32> {
     %w = tx.get_param @ln : memref<64xf32>

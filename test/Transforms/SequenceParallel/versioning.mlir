@@ -4,7 +4,7 @@
 // argument with a dynamic leading dimension; @forward_sp is the rewritten
 // copy, the else branch keeps the original body.
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, sp_min_tokens = 1024>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, sp_min_tokens = 1024, splitting_ops = []>} {
   tx.param @ln : memref<64xf32>
   tx.layer @up : 64 -> 64, f32
 
@@ -54,7 +54,7 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true,
 
 // No argument carries the token count: the function cannot be versioned.
 
-module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true>} {
+module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true, splitting_ops = []>} {
   tx.param @ln : memref<64xf32>
   // expected-error @below {{has a dynamic token count but no argument with a dynamic leading (token) dimension to version on}}
   func.func @no_token_arg(%n: index) -> memref<?x64xf32> {

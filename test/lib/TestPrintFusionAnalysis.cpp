@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Analysis/StackedLinearAnalysis.h"
-#include "TxDialect/Transforms/FusionPasses.h"
+
+#include "mlir/Pass/Pass.h"
 
 #include "mlir/IR/AsmState.h"
 #include "llvm/Support/raw_ostream.h"
@@ -14,7 +15,7 @@
 namespace mlir {
 namespace tx {
 #define GEN_PASS_DEF_TXTESTPRINTFUSIONANALYSIS
-#include "TxDialect/Transforms/FusionPasses.h.inc"
+#include "TestPasses.h.inc"
 } // namespace tx
 } // namespace mlir
 
@@ -75,7 +76,7 @@ struct TestPrintFusionAnalysisPass
            << "\n  input: ";
         point->input.printAsOperand(os, state);
         os << "\n  may alias the input:";
-        AliasAnalysis &aa = analysis.getAliasAnalysis();
+        TxAliasAnalysis &aa = analysis.getAliasAnalysis();
         auto printIfAliasing = [&](Value v) {
           if (!isa<BaseMemRefType>(v.getType()))
             return;

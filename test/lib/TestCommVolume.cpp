@@ -1,4 +1,4 @@
-//===- CommVolume.cpp - bytes moved by a function's collectives -----------===//
+//===- TestCommVolume.cpp - bytes moved by a function's collectives -------===//
 //
 // A test pass printing, per collective and per function, the payload (the
 // full tensor) and what each rank sends with ring algorithms over n ranks:
@@ -8,16 +8,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TxDialect/Transforms/SequenceParallel.h"
-
+#include "mlir/Pass/Pass.h"
 #include "TxDialect/TxDialect.h"
 #include "TxDialect/TxOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <limits>
 
 namespace mlir::tx {
+#define GEN_PASS_DECL_TXTESTCOMMVOLUME
 #define GEN_PASS_DEF_TXTESTCOMMVOLUME
-#include "TxDialect/Transforms/SPPasses.h.inc"
+#include "TestPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;
@@ -34,17 +37,21 @@ struct CommVolumePass
     : public tx::impl::TxTestCommVolumeBase<CommVolumePass> {
   using Base::Base;
 
-  /// Bytes of `type` with dynamic dimensions taken as `tokens`.
-  std::optional<int64_t> bytes(Type t) const {
+  /// Bytes of `type` with dynamic dimensions taken as `tokens`; nullopt
+  /// when a dimension is dynamic and `tokens` unset, failure when the size
+  /// does not fit in 64 bits.
+  FailureOr<std::optional<int64_t>> bytes(Type t) const {
     auto type = cast<MemRefType>(t);
-    int64_t n = type.getElementTypeBitWidth() / 8;
+    std::optional<int64_t> n = type.getElementTypeBitWidth() / 8;
     for (int64_t d : type.getShape()) {
       if (ShapedType::isDynamic(d)) {
         if (tokens <= 0)
-          return std::nullopt;
+          return std::optional<int64_t>();
         d = tokens;
       }
-      n *= d;
+      n = llvm::checkedMul(*n, d);
+      if (!n)
+        return failure();
     }
     return n;
   }
@@ -73,6 +80,13 @@ struct CommVolumePass
   }
 
   void runOnOperation() override {
+    if (tokens < 0) {
+      getOperation().emitError()
+          << "tokens must not be negative, got "
+          << static_cast<int64_t>(tokens);
+      return signalPassFailure();
+    }
+    bool overflow = false;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       Volume total;
       bool known = true;
@@ -83,20 +97,37 @@ struct CommVolumePass
           return;
         auto [kind, value, n, local] = *d;
         ++count;
-        std::optional<int64_t> s = bytes(value.getType());
-        if (!s) {
+        FailureOr<std::optional<int64_t>> s = bytes(value.getType());
+        if (succeeded(s) && !*s) {
           known = false;
           op->emitRemark() << kind << ": dynamic size (pass tokens=N)";
           return;
         }
-        int64_t payload = local ? *s * n : *s;
-        int64_t factor = kind == "all_reduce" ? 2 : 1;
-        int64_t send = factor * (n - 1) * payload / n;
-        total.payload += payload;
-        total.ringSend += send;
-        op->emitRemark() << kind << ": payload " << payload
-                         << " B, ring send per rank " << send << " B";
+        // factor * (n - 1) * payload / n, and the totals, in 128 bits.
+        using I128 = __int128;
+        I128 max = std::numeric_limits<int64_t>::max();
+        I128 payload = 0, send = 0;
+        if (succeeded(s)) {
+          payload = local ? I128(**s) * n : I128(**s);
+          if (payload <= max)
+            send = I128(kind == "all_reduce" ? 2 : 1) * (n - 1) * payload / n;
+        }
+        if (failed(s) || payload > max || payload + total.payload > max ||
+            send + total.ringSend > max) {
+          op->emitError() << kind
+                          << ": the byte count does not fit in 64 bits";
+          overflow = true;
+          return;
+        }
+        total.payload += static_cast<int64_t>(payload);
+        total.ringSend += static_cast<int64_t>(send);
+        op->emitRemark() << kind << ": payload "
+                         << static_cast<int64_t>(payload)
+                         << " B, ring send per rank "
+                         << static_cast<int64_t>(send) << " B";
       });
+      if (overflow)
+        return signalPassFailure();
       if (count == 0)
         continue;
       if (!known) {

@@ -1,0 +1,26 @@
+//===- RuntimeChecks.h - the runner's tx_rt_check_failed --------*- C++ -*-===//
+
+#ifndef TX_LIB_EXECUTION_RUNTIMECHECKS_H
+#define TX_LIB_EXECUTION_RUNTIMECHECKS_H
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::tx::detail {
+
+/// The arguments of a failed tx_rt_check_failed call.
+struct RuntimeCheckFailure {
+  int64_t check = -1, lhs = 0, rhs = 0;
+};
+
+/// The runner's tx_rt_check_failed (registered with the ExecutionEngine).
+void *runtimeCheckFailedAddress();
+
+/// Calls a packed JIT entry point; a failed runtime check inside it ends the
+/// call and is returned.
+std::optional<RuntimeCheckFailure>
+invokeWithRuntimeChecks(void (*function)(void **), void **arguments);
+
+} // namespace mlir::tx::detail
+
+#endif // TX_LIB_EXECUTION_RUNTIMECHECKS_H

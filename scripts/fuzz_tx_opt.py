@@ -17,7 +17,8 @@ classifies the run:
              dump or an assertion
   hang       the timeout expired
   invalid    exit 0 but the printed IR does not parse or verify again
-  silent     exit != 0 without any `error:` diagnostic
+  silent     exit != 0 without any `error:` diagnostic (or LLVM's option
+             parser's "for the --x option:" message)
 
 Every crash/hang/invalid/silent case is saved (input, command, stderr;
 reduced by deleting lines while the class and signature stay, when that is
@@ -299,7 +300,11 @@ def classify(tool, args, text, timeout, mem_mb):
     if rc < 0 or any(m in err for m in CRASH_MARKS):
         return "crash", out, err
     if rc != 0:
-        return ("diagnosed" if "error:" in err else "silent"), out, err
+        # LLVM's option parser names the option and the bad value in its own
+        # format ("tx-opt: for the --x option: 'v' is invalid ..."), without
+        # an `error:` prefix: a clear message, so diagnosed.
+        told = "error:" in err or re.search(r": for the -+[\w-]+ option: ", err)
+        return ("diagnosed" if told else "silent"), out, err
     # Printed IR must parse and verify again.
     rc2, _, err2 = run_tool(tool, out, timeout, mem_mb)
     if rc2 is None or rc2 != 0:

@@ -250,10 +250,16 @@ def limit_memory(mb):
     return apply
 
 
+# The working folder of every tool run (see run_tool).
+SCRATCH = tempfile.mkdtemp(prefix="tx-fuzz-cwd-")
+
+
 def run_tool(cmd, text, timeout, mem_mb):
-    """(returncode or None on timeout, stdout, stderr)."""
+    """(returncode or None on timeout, stdout, stderr). Runs in a scratch
+    folder: fuzzed options such as `output=...` write files where it runs."""
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, preexec_fn=limit_memory(mem_mb))
+                         stderr=subprocess.PIPE, preexec_fn=limit_memory(mem_mb),
+                         cwd=SCRATCH)
     try:
         out, err = p.communicate(text.encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -372,6 +378,8 @@ def main():
 
     tool = shlex.split(args.tx_opt)
     tool[0] = shutil.which(tool[0]) or tool[0]
+    if os.sep in tool[0]:
+        tool[0] = os.path.abspath(tool[0])  # runs happen in a scratch folder
     if not tool or not os.access(tool[0], os.X_OK):
         print(f"fuzz_tx_opt: cannot run '{args.tx_opt}'", file=sys.stderr)
         return 2

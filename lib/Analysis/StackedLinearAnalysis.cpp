@@ -33,10 +33,10 @@ UnsafeTestChecks::parse(ArrayRef<std::string> names, std::string &unknown) {
   UnsafeTestChecks checks;
   for (const std::string &name : names) {
     bool *flag = llvm::StringSwitch<bool *>(name)
-                     .Case("input-identity", &checks.trustMustAlias)
+                     .Case("input-identity", &checks.alias.trustMustAlias)
                      .Case("cfg-loops", &checks.ignoreCfgLoops)
                      .Case("region-op-effects",
-                           &checks.ignoreRecursiveOpsOwnEffects)
+                           &checks.alias.ignoreRecursiveOpsOwnEffects)
                      .Case("input-stability", &checks.skipInputStability)
                      .Default(nullptr);
     if (!flag) {
@@ -51,8 +51,7 @@ UnsafeTestChecks::parse(ArrayRef<std::string> names, std::string &unknown) {
 StackedLinearAnalysis::StackedLinearAnalysis(ModuleOp module,
                                              UnsafeTestChecks unsafe)
     : module(module), unsafe(unsafe),
-      aliasAnalysis(TxAliasAnalysis::UnsafeTestOptions{
-          unsafe.trustMustAlias, unsafe.ignoreRecursiveOpsOwnEffects}),
+      aliasAnalysis(unsafe.alias),
       dominance(module) {
   // One walk indexes every symbol use; looking up each layer's uses
   // separately would walk the module once per layer.
@@ -103,7 +102,7 @@ StackedLinearAnalysis::findSiblingGroups(FunctionOpInterface func) {
             layer.getDtype(), layer.getBias() ? 1 : 0, root};
     auto &reps = buckets[key];
     for (auto &[rep, index] : reps) {
-      bool same = unsafe.trustMustAlias
+      bool same = unsafe.alias.trustMustAlias
                       ? aliasAnalysis.alias(rep, input).isMust()
                       : isSameBuffer(rep, input);
       if (same) {

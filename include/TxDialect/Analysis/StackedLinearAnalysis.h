@@ -93,12 +93,12 @@ struct FusionPlan {
 /// Testing only, UNSAFE: soundness checks switched off one at a time, so
 /// that the differential tests can show they catch what follows.
 struct UnsafeTestChecks {
-  /// Group inputs that MustAlias (upstream's answer) as one input.
-  bool trustMustAlias = false;
+  /// The alias analysis's own switches: inputs that MustAlias (upstream's
+  /// answer) grouped as one input; the own writes of ops with recursive
+  /// effects ignored.
+  TxAliasAnalysis::UnsafeTestOptions alias;
   /// Only loop ops are loops (CFG cycles and repetitive regions are not).
   bool ignoreCfgLoops = false;
-  /// Ops with recursive effects: their own declared writes ignored.
-  bool ignoreRecursiveOpsOwnEffects = false;
   /// No input-stability check at all.
   bool skipInputStability = false;
 

@@ -2,7 +2,9 @@
 # GPU checks and GEMM throughput of the tx-to-nvvm lowering, in one script.
 #
 #   bench/gpu.sh            on a GPU machine (one H200: well under 8 minutes)
-#   bench/gpu.sh --offline  the CPU-side steps only (CI, machines without GPU)
+#   bench/gpu.sh --offline  the steps that need no GPU (CI, machines without
+#                           GPU), the correctness checks on the emulated
+#                           CUDA device included
 #   --no-build, --no-lit    skip those steps (the lit suite runs the offline
 #                           script this way, inside an existing build)
 #
@@ -14,7 +16,8 @@
 # (M=512, 2048) shapes, in bf16, f16 (tensor cores), tf32 and f32; each
 # result checked exactly (bench/gpu/gemm.mlir.in).
 #
-# Environment: BUILD_DIR (default build-gpu-bench), CUDA_HOME
+# Environment: EMU_SHAPES (the emulator's GEMM shapes, MxNxK, default
+# "1x6144x4096 16x6144x4096"), BUILD_DIR (default build-gpu-bench), CUDA_HOME
 # (/usr/local/cuda), LLVM_DIR (/usr/lib/llvm-22), CHIP (sm_90), JOBS (nproc),
 # ITERS (GEMM timing iterations, 10).
 set -euo pipefail
@@ -42,6 +45,7 @@ step() { echo "== [$(( $(date +%s) - START ))s] $*"; }
 die() { echo "gpu.sh: error: $*" >&2; exit 1; }
 
 [ -x "$CUDA_HOME/bin/ptxas" ] || die "no ptxas in CUDA_HOME=$CUDA_HOME"
+EMULATOR_STEP=$OFFLINE
 
 if [ "$BUILD_STEP" = 1 ]; then
 step "build ($BUILD)"
@@ -49,9 +53,10 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -G Ninja -S "$ROOT" -B "$BUILD" -DMLIR_DIR="$LLVM/lib/cmake/mlir" \
     -DLLVM_EXTERNAL_LIT="$LLVM/bin/lit" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-ninja -C "$BUILD" -j"$JOBS" tx-opt tx-run tx_cuda_runtime tx-cuda-runtime-test \
-  FileCheck count not >/dev/null 2>&1 ||
-  ninja -C "$BUILD" -j"$JOBS" tx-opt tx-run tx_cuda_runtime tx-cuda-runtime-test
+ninja -C "$BUILD" -j"$JOBS" tx-opt tx-run tx-difftest tx_cuda_runtime \
+  tx_emulator_runtime tx-cuda-runtime-test FileCheck count not >/dev/null 2>&1 ||
+  ninja -C "$BUILD" -j"$JOBS" tx-opt tx-run tx-difftest tx_cuda_runtime \
+  tx_emulator_runtime tx-cuda-runtime-test
 fi
 TXOPT=$BUILD/bin/tx-opt
 TXRUN=$BUILD/bin/tx-run
@@ -102,6 +107,39 @@ if [ -x "$CUDA_HOME/bin/nvcc" ]; then
     "$ROOT/bench/gpu/cublas_gemm.cu" -lcublas
 else
   die "no nvcc in CUDA_HOME=$CUDA_HOME"
+fi
+
+if [ "$EMULATOR_STEP" = 1 ]; then
+  # No GPU: the same correctness checks as below, with the kernels' NVVM
+  # LLVM IR executed by the emulated CUDA device (tx-run/tx-difftest
+  # --device=emulator). The decoder layer at the GPU step's tolerances; the
+  # benchmark GEMM in its four types, exact, at the decode shapes of the fused
+  # QKV (EMU_SHAPES, MxNxK; about 15 s each on the emulator).
+  step "correctness on the emulated CUDA device (no GPU needed)"
+  sed -e 's/xf32>/xbf16>/g' -e 's/, f32 {/, bf16 {/g' \
+    "$ROOT/examples/llama_decoder_layer.mlir" > "$WORK/emu_llama_bf16.mlir"
+  EMU="format=llvm math=polynomial cuda-toolkit=none"
+  for variant in unfused fused fused-tf32 fused-bf16; do
+    rewrite="" mma=auto rtol=1e-3 module=$ROOT/examples/llama_decoder_layer.mlir
+    case "$variant" in
+      fused) rewrite=tx-fusion ;;
+      fused-tf32) rewrite=tx-fusion mma=tf32 rtol=2e-2 ;;
+      fused-bf16) rewrite=tx-fusion rtol=3e-2 module=$WORK/emu_llama_bf16.mlir ;;
+    esac
+    out=$("$BUILD/bin/tx-difftest" --device=emulator --rewrite="$rewrite" \
+      --lowering="tx-to-nvvm{$EMU gemm-mma=$mma}" --tokens 8 \
+      --tolerance "$rtol" "$module") || die "emulator: $variant: $out"
+    echo "   $variant: ${out#tx-difftest: }"
+  done
+  for t in $TYPES; do
+    for shape in ${EMU_SHAPES:-1x6144x4096 16x6144x4096}; do
+      IFS=x read -r m n k <<< "$shape"
+      PATH="$BUILD/bin:$LLVM/bin:$PATH" bash "$ROOT/bench/gpu/emulator-gemm.sh" \
+        "$ROOT" "$BUILD/lib" "$LLVM/lib" "$t" "$m" "$n" "$k" |
+        sed 's/^/   gemm /' | tee "$WORK/emu_gemm.txt"
+      grep -q ': ok$' "$WORK/emu_gemm.txt" || die "emulator: gemm $t $shape wrong"
+    done
+  done
 fi
 
 if [ "$OFFLINE" = 1 ]; then

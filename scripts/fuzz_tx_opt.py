@@ -18,7 +18,8 @@ classifies the run:
   hang       the timeout expired
   invalid    exit 0 but the printed IR does not parse or verify again
   silent     exit != 0 without any `error:` diagnostic (or LLVM's option
-             parser's "for the --x option:" message)
+             parser's "for the --x option:" message, or MLIR's pass-option
+             parser's "<Pass-Options-Parser>: no such option x")
 
 Every crash/hang/invalid/silent case is saved (input, command, stderr;
 reduced by deleting lines while the class and signature stay, when that is
@@ -308,8 +309,12 @@ def classify(tool, args, text, timeout, mem_mb):
     if rc != 0:
         # LLVM's option parser names the option and the bad value in its own
         # format ("tx-opt: for the --x option: 'v' is invalid ..."), without
-        # an `error:` prefix: a clear message, so diagnosed.
-        told = "error:" in err or re.search(r": for the -+[\w-]+ option: ", err)
+        # an `error:` prefix, and so does MLIR's pass-option parser
+        # ("<Pass-Options-Parser>: no such option x"): clear messages, so
+        # diagnosed.
+        told = ("error:" in err
+                or re.search(r": for the -+[\w-]+ option: ", err)
+                or "<Pass-Options-Parser>: " in err)
         return ("diagnosed" if told else "silent"), out, err
     # Printed IR must parse and verify again.
     rc2, _, err2 = run_tool(tool, out, timeout, mem_mb)

@@ -12,6 +12,15 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+namespace mlir::tx {
+class LayerOp;
+
+/// What a collective communicates (TxCollectiveOpInterface).
+enum class CollectiveKind { AllReduce, ReduceScatter, AllGather };
+} // namespace mlir::tx
+
+#include "TxDialect/TxInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "TxDialect/TxOps.h.inc"
 

@@ -6,6 +6,7 @@
 include "TxDialect/TxDialect.td"
 include "TxDialect/TxTypes.td"
 include "TxDialect/TxAttrs.td"
+include "TxDialect/TxInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ViewLikeInterface.td"
@@ -163,7 +164,8 @@ def Tx_GuardOp : Tx_Op<"guard", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Tx_ProjectionOp<string mnemonic, list<Trait> traits = []>
-    : Tx_Op<mnemonic, traits # [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    : Tx_Op<mnemonic, traits # [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+                                TxProjectionOpInterface]> {
   let results = (outs Tx_FreshBuf:$result);
   let hasVerifier = 1;
 }
@@ -184,7 +186,8 @@ def Tx_LinearOp : Tx_ProjectionOp<"linear"> {
   }];
 }
 
-def Tx_AllGatherLinearOp : Tx_ProjectionOp<"all_gather_linear"> {
+def Tx_AllGatherLinearOp : Tx_ProjectionOp<"all_gather_linear",
+    [DeclareOpInterfaceMethods<TxCollectiveOpInterface>]> {
   let summary = "All-gather along a dimension fused with a linear layer";
   let description = [{
     `linear(all_gather(x, dim))` as one communication+compute op (async TP).
@@ -202,7 +205,8 @@ def Tx_AllGatherLinearOp : Tx_ProjectionOp<"all_gather_linear"> {
   }];
 }
 
-def Tx_LinearReduceScatterOp : Tx_ProjectionOp<"linear_reduce_scatter"> {
+def Tx_LinearReduceScatterOp : Tx_ProjectionOp<"linear_reduce_scatter",
+    [DeclareOpInterfaceMethods<TxCollectiveOpInterface>]> {
   let summary = "A linear layer fused with a sum reduce-scatter";
   let description = [{
     `reduce_scatter(linear(x), dim)` (sum) as one op (async TP).
@@ -525,7 +529,8 @@ def Tx_AttentionOp : Tx_Op<"attention"> {
 //===----------------------------------------------------------------------===//
 
 class Tx_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : Tx_Op<mnemonic, traits> {
+    : Tx_Op<mnemonic,
+            traits # [DeclareOpInterfaceMethods<TxCollectiveOpInterface>]> {
   let results = (outs Tx_FreshBuf:$result);
   let hasVerifier = 1;
 }

@@ -133,7 +133,7 @@ StackedLinearAnalysis::checkSingleCalls(ArrayRef<StackedCall> calls,
     for (Operation *user : it->second) {
       if (user == c.call)
         continue;
-      if (isa<LinearOp, AllGatherLinearOp, LinearReduceScatterOp>(user))
+      if (isa<TxProjectionOpInterface>(user))
         return Refusal{RefusalKind::CalledTwice, user,
                        ("'" + name + "' is called twice").str()};
       auto ref = dyn_cast<LayerRefOp>(user);

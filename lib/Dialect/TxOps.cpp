@@ -790,5 +790,61 @@ LogicalResult RankOp::verify() {
   return verifyGroupSize(*this, getGroupSize());
 }
 
+CollectiveKind AllReduceOp::getCollectiveKind() {
+  return CollectiveKind::AllReduce;
+}
+std::optional<int64_t> AllReduceOp::getCollectiveDim() { return std::nullopt; }
+
+CollectiveKind ReduceScatterOp::getCollectiveKind() {
+  return CollectiveKind::ReduceScatter;
+}
+std::optional<int64_t> ReduceScatterOp::getCollectiveDim() { return getDim(); }
+
+CollectiveKind AllGatherOp::getCollectiveKind() {
+  return CollectiveKind::AllGather;
+}
+std::optional<int64_t> AllGatherOp::getCollectiveDim() { return getDim(); }
+
+CollectiveKind AllGatherLinearOp::getCollectiveKind() {
+  return CollectiveKind::AllGather;
+}
+std::optional<int64_t> AllGatherLinearOp::getCollectiveDim() {
+  return getDim();
+}
+
+CollectiveKind LinearReduceScatterOp::getCollectiveKind() {
+  return CollectiveKind::ReduceScatter;
+}
+std::optional<int64_t> LinearReduceScatterOp::getCollectiveDim() {
+  return getDim();
+}
+
+//===----------------------------------------------------------------------===//
+// Interfaces
+//===----------------------------------------------------------------------===//
+
+LayerOp TxProjectionOpInterface::lookupLayer() {
+  return SymbolTable::lookupNearestSymbolFrom<LayerOp>(getOperation(),
+                                                       getLayerAttr());
+}
+
+bool TxCollectiveOpInterface::isFusedWithProjection() {
+  return isa<TxProjectionOpInterface>(getOperation());
+}
+
+StringRef TxCollectiveOpInterface::getCollectiveName() {
+  switch (getCollectiveKind()) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  }
+  llvm_unreachable("unknown collective kind");
+}
+
+#include "TxDialect/TxInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "TxDialect/TxOps.cpp.inc"

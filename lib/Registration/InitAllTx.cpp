@@ -1,8 +1,9 @@
 //===- InitAllTx.cpp - registration shared by every tx tool ---------------===//
 
 #include "TxDialect/InitAllTx.h"
-#include "TxDialect/Conversion/CpuPipeline.h"
-#include "TxDialect/Conversion/GPUPipeline.h"
+#include "TxDialect/Conversion/CollectivesToRuntime.h"
+#include "TxDialect/Pipelines/CpuPipeline.h"
+#include "TxDialect/Pipelines/GPUPipeline.h"
 #include "TxDialect/Transforms/FusionPasses.h"
 #include "TxDialect/Transforms/SequenceParallel.h"
 #include "TxDialect/TxDialect.h"
@@ -31,6 +32,7 @@ void tx::registerTxPasses() {
   registerTxCPUPasses();
   registerTxGPULowering();
   registerSPPassesAndPipelines();
+  registerCollectivesToRuntimePasses();
   registerFusionPasses();
 }
 

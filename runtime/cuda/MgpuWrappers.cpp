@@ -9,6 +9,7 @@
 
 #include "CudaDriver.h"
 #include "TxCudaRuntime.h"
+#include "TxMemRefExtent.h"
 
 #include <cstdint>
 #include <cstring>
@@ -16,19 +17,13 @@
 
 using namespace tx::cuda;
 using namespace tx::cuda::detail;
+using tx::runtime::MemRefDescriptorPrefix;
+using tx::runtime::memRefBytes;
+using tx::runtime::memRefData;
 
 #define TX_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
-// The memref descriptor layout (StridedMemRefType<char, N>) for host
-// registration, without depending on MLIR's runner utils headers.
-struct MemRefDescriptorPrefix {
-  char *allocated;
-  char *aligned;
-  int64_t offset;
-  int64_t sizesAndStrides[1];
-};
-
 bool checkDims(const char *caller, const char *what, intptr_t x, intptr_t y,
                intptr_t z, intptr_t maxX, intptr_t maxYZ) {
   if (x >= 1 && y >= 1 && z >= 1 && x <= maxX && y <= maxYZ && z <= maxYZ)
@@ -338,20 +333,6 @@ TX_EXPORT void mgpuMemHostUnregister(void *ptr) {
     check(r, "mgpuMemHostUnregister", "cuMemHostUnregister");
 }
 
-static uint64_t memRefBytes(int64_t rank, const MemRefDescriptorPrefix *desc,
-                            int64_t elementSizeBytes) {
-  const int64_t *sizes = desc->sizesAndStrides;
-  const int64_t *strides = desc->sizesAndStrides + rank;
-  // The extent the strides reach, not the product of the sizes: views.
-  int64_t last = 0;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (sizes[i] == 0)
-      return 0;
-    last += (sizes[i] - 1) * strides[i];
-  }
-  return static_cast<uint64_t>(last + 1) * elementSizeBytes;
-}
-
 TX_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank,
                                          MemRefDescriptorPrefix *descriptor,
                                          int64_t elementSizeBytes) {
@@ -359,7 +340,7 @@ TX_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank,
     reportError("mgpuMemHostRegisterMemRef", "invalid memref descriptor");
     return;
   }
-  mgpuMemHostRegister(descriptor->aligned + descriptor->offset * elementSizeBytes,
+  mgpuMemHostRegister(memRefData(descriptor, elementSizeBytes),
                       memRefBytes(rank, descriptor, elementSizeBytes));
 }
 
@@ -370,8 +351,7 @@ TX_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank,
     reportError("mgpuMemHostUnregisterMemRef", "invalid memref descriptor");
     return;
   }
-  mgpuMemHostUnregister(descriptor->aligned +
-                        descriptor->offset * elementSizeBytes);
+  mgpuMemHostUnregister(memRefData(descriptor, elementSizeBytes));
 }
 
 TX_EXPORT void mgpuSetDefaultDevice(int32_t device) {

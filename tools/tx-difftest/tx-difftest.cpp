@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Execution/CpuRunner.h"
+#include "TxDialect/Execution/Devices.h"
+#include "TxDialect/Execution/ToolOptions.h"
 #include "TxDialect/Execution/SourceNames.h"
 #include "TxDialect/InitAllTx.h"
 
@@ -24,6 +26,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -36,45 +39,62 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory toolCategory("tx-difftest options");
+
 static cl::list<std::string> inputFiles(cl::Positional, cl::OneOrMore,
-                                        cl::desc("<module.mlir>..."));
+                                        cl::desc("<module.mlir>..."),
+                                        cl::cat(toolCategory));
 static cl::opt<std::string> entry("e", cl::desc("Function to compare"),
-                                  cl::init("forward"));
+                                  cl::init("forward"), cl::cat(toolCategory));
 static cl::opt<std::string>
     rewrite("rewrite",
             cl::desc("Pipeline under test, run before the lowering "
                      "(default: tx-fusion)"),
-            cl::init("tx-fusion"));
+            cl::init("tx-fusion"), cl::cat(toolCategory));
 static cl::opt<std::string> lowering("lowering",
                                      cl::desc("Lowering pipeline to the LLVM "
                                               "dialect (default: tx-to-cpu)"),
-                                     cl::init("tx-to-cpu"));
+                                     cl::init("tx-to-cpu"),
+                                     cl::cat(toolCategory));
 static cl::opt<std::string> referenceLowering(
     "reference-lowering",
     cl::desc("Lowering of the reference side (default: --lowering), e.g. "
              "'tx-to-cpu{vectorize=false}' to test the vectoriser against "
-             "naive loops"));
+             "naive loops"),
+    cl::cat(toolCategory));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("Where the rewritten side runs: cpu (default), emulator (the "
+             "emulated CUDA device: --lowering defaults to its tx-to-nvvm, "
+             "--reference-lowering to tx-to-cpu, so every kernel tx emits is "
+             "compared with the CPU lowering) or cuda"),
+    cl::init("cpu"), cl::cat(toolCategory));
 static cl::opt<unsigned> seeds("seeds",
                                cl::desc("Input seeds per module (scalar "
                                         "flags alternate +1 / -1)"),
-                               cl::init(2));
-static cl::opt<int64_t> tokens("tokens",
-                               cl::desc("Size of dynamic dimensions"),
-                               cl::init(3));
+                               cl::init(2), cl::cat(toolCategory));
+static cl::opt<int64_t> tokens("tokens", cl::desc("Size of dynamic dimensions"),
+                               cl::init(3), cl::cat(toolCategory));
 static cl::opt<double>
     tolerance("tolerance",
               cl::desc("Largest |a - b| / (1 + |a|) accepted (0: bit-exact)"),
-              cl::init(1e-5));
+              cl::init(1e-5), cl::cat(toolCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("JIT optimisation level"),
-                                  cl::init(1));
+                                  cl::init(1), cl::cat(toolCategory));
 static cl::opt<std::string>
     reproducerDir("reproducer-dir",
-                  cl::desc("Copy each mismatching module here"));
-static cl::opt<bool> verbose("v", cl::desc("One line per module"));
+                  cl::desc("Copy each mismatching module here"),
+                  cl::cat(toolCategory));
+static cl::opt<bool> verbose("v", cl::desc("One line per module"),
+                             cl::cat(toolCategory));
 static cl::opt<bool> noRun(
     "no-run",
     cl::desc("Only apply the rewrite and verify its output (for modules the "
-             "CPU pipeline cannot run: containers, opaque calls)"));
+             "CPU pipeline cannot run: containers, opaque calls)"),
+    cl::cat(toolCategory));
+
+/// The runtime library of --device (none for the CPU).
+static std::vector<std::string> runtimeLibraries;
 
 namespace {
 struct Totals {
@@ -233,6 +253,7 @@ static void checkModule(MLIRContext &ctx, StringRef file, Totals &totals) {
   tx::CpuRunnerOptions options;
   options.optLevel = optLevel;
   options.pipeline = lowering;
+  options.sharedLibs = runtimeLibraries;
   tx::CpuRunnerOptions referenceOptions = options;
   if (!referenceLowering.empty())
     referenceOptions.pipeline = referenceLowering;
@@ -298,6 +319,7 @@ static void checkModule(MLIRContext &ctx, StringRef file, Totals &totals) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::tx::registerAllTxPasses();
+  tx::keepOnlyToolOptions(toolCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "tx-difftest: compare a function before and after a rewrite\n");
@@ -325,6 +347,16 @@ int main(int argc, char **argv) {
     return badOption("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
   if (entry.empty())
     return badOption("-e needs a function name");
+  auto selected = tx::selectDevice(device, argv[0]);
+  if (!selected)
+    return badOption(llvm::toString(selected.takeError()));
+  if (!selected->runtimeLibrary.empty()) {
+    runtimeLibraries.push_back(selected->runtimeLibrary);
+    if (!lowering.getNumOccurrences())
+      lowering = selected->defaultPipeline;
+    if (!referenceLowering.getNumOccurrences())
+      referenceLowering = "tx-to-cpu";
+  }
   // Every pipeline must at least parse.
   using Flag = std::pair<StringRef, StringRef>;
   for (auto [flag, text] :

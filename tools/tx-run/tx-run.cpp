@@ -8,12 +8,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Execution/CpuRunner.h"
+#include "TxDialect/Execution/Devices.h"
+#include "TxDialect/Execution/ToolOptions.h"
 #include "TxDialect/Execution/SourceNames.h"
 #include "TxDialect/InitAllTx.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -28,65 +31,79 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<module.mlir>"),
-                                      cl::Required);
+static cl::OptionCategory txRunCategory("tx-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<module.mlir>"),
+                                      cl::Required, cl::cat(txRunCategory));
 static cl::opt<std::string> entry("e", cl::desc("Function to call"),
-                                  cl::init("forward"));
+                                  cl::init("forward"), cl::cat(txRunCategory));
 static cl::opt<std::string>
     pipeline("pipeline",
              cl::desc("Pass pipeline that lowers the module to the LLVM "
                       "dialect (default: tx-to-cpu), e.g. "
                       "'tx-fusion,tx-to-cpu'"),
-             cl::init("tx-to-cpu"));
+             cl::init("tx-to-cpu"), cl::cat(txRunCategory));
 static cl::opt<std::string>
     inputsOpt("inputs",
               cl::desc("Comma-separated .npy files, one per argument "
-                       "(default: generated from --seed)"));
+                       "(default: generated from --seed)"),
+              cl::cat(txRunCategory));
 static cl::opt<int64_t>
     tokens("tokens",
            cl::desc("Size of every dynamic dimension of generated inputs"),
-           cl::init(4));
+           cl::init(4), cl::cat(txRunCategory));
 static cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Shape of a generated input, e.g. 8x64 (repeat, one per "
-             "argument; overrides --tokens for that argument)"));
+             "argument; overrides --tokens for that argument)"),
+    cl::cat(txRunCategory));
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of generated inputs and weights"),
-                              cl::init(0));
+                              cl::init(0), cl::cat(txRunCategory));
 static cl::opt<std::string>
     weightsDir("weights",
                cl::desc("Directory of <checkpoint tensor>.npy weights "
-                        "(default: pseudo-random from --seed)"));
+                        "(default: pseudo-random from --seed)"),
+               cl::cat(txRunCategory));
 static cl::opt<std::string>
     outputDir("output-dir",
-              cl::desc("Write result i to DIR/<function>.<i>.npy"));
-static cl::opt<bool> dumpInputs(
-    "dump-inputs", cl::desc("Also write the inputs used to --output-dir as "
-                            "DIR/<function>.input<i>.npy (for a reference "
-                            "run elsewhere)"));
+              cl::desc("Write result i to DIR/<function>.<i>.npy"),
+              cl::cat(txRunCategory));
+static cl::opt<bool>
+    dumpInputs("dump-inputs",
+               cl::desc("Also write the inputs used to --output-dir as "
+                        "DIR/<function>.input<i>.npy (for a reference "
+                        "run elsewhere)"),
+               cl::cat(txRunCategory));
 static cl::opt<std::string> dumpWeights(
     "dump-weights",
     cl::desc("Write every checkpoint tensor the module binds to "
-             "DIR/<tensor name>.npy (loadable again with --weights DIR)"));
-static cl::opt<bool> print("print", cl::desc("Print the output values"));
+             "DIR/<tensor name>.npy (loadable again with --weights DIR)"),
+    cl::cat(txRunCategory));
+static cl::opt<bool> print("print", cl::desc("Print the output values"),
+                           cl::cat(txRunCategory));
 static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Call the function N times and "
                                          "report the mean time"),
-                                cl::init(1));
+                                cl::init(1), cl::cat(txRunCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
-                                  cl::init(3));
+                                  cl::init(3), cl::cat(txRunCategory));
 static cl::list<std::string>
     sharedLibs("shared-libs", cl::desc("Libraries the JIT'ed code may call"),
-               cl::CommaSeparated);
+               cl::CommaSeparated, cl::cat(txRunCategory));
 static cl::opt<std::string>
     device("device",
-           cl::desc("cpu (default), or cuda: lower with tx-to-nvvm (unless "
+           cl::desc("cpu (default); cuda: lower with tx-to-nvvm (unless "
                     "--pipeline says otherwise) and load the tx CUDA runtime "
-                    "(lib/libtx_cuda_runtime.so beside bin/tx-run)"),
-           cl::init("cpu"));
+                    "(lib/libtx_cuda_runtime.so beside bin/tx-run); "
+                    "emulator: lower with tx-to-nvvm{format=llvm "
+                    "math=polynomial} and run the kernels on the emulated "
+                    "CUDA device (lib/libtx_emulator_runtime.so), no GPU "
+                    "needed"),
+           cl::init("cpu"), cl::cat(txRunCategory));
 static cl::opt<bool> dumpLowered("dump-lowered",
-                                 cl::desc("Print the lowered module"));
+                                 cl::desc("Print the lowered module"),
+                                 cl::cat(txRunCategory));
 
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "tx-run: error: " << msg << "\n";
@@ -95,6 +112,7 @@ static int fail(const llvm::Twine &msg) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  tx::keepOnlyToolOptions(txRunCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "tx-run: compile a tx module for the CPU and run one function\n\n"
@@ -113,8 +131,9 @@ int main(int argc, char **argv) {
     return fail("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
   if (entry.empty())
     return fail("-e needs a function name");
-  if (device != "cpu" && device != "cuda")
-    return fail("--device must be cpu or cuda, not '" + device + "'");
+  auto selected = tx::selectDevice(device, argv[0]);
+  if (!selected)
+    return fail(llvm::toString(selected.takeError()));
   if (!weightsDir.empty() && !llvm::sys::fs::is_directory(weightsDir))
     return fail("--weights '" + weightsDir + "' is not a directory");
   if (!inputsOpt.empty() && !inputShapes.empty())
@@ -141,19 +160,10 @@ int main(int argc, char **argv) {
 
   std::vector<std::string> libs(sharedLibs.begin(), sharedLibs.end());
   std::string pipelineText = pipeline;
-  if (device == "cuda") {
-    if (!pipeline.getNumOccurrences())
-      pipelineText = "tx-to-nvvm";
-    std::string exe =
-        llvm::sys::fs::getMainExecutable(argv[0], (void *)&fail);
-    llvm::SmallString<256> runtime(
-        llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
-    llvm::sys::path::append(runtime, "lib", "libtx_cuda_runtime.so");
-    if (!llvm::sys::fs::exists(runtime))
-      return fail("--device=cuda needs the tx CUDA runtime '" + runtime +
-                  "' (built where the CUDA Toolkit's cuda.h is found)");
-    libs.push_back(std::string(runtime));
-  }
+  if (!pipeline.getNumOccurrences())
+    pipelineText = selected->defaultPipeline;
+  if (!selected->runtimeLibrary.empty())
+    libs.push_back(selected->runtimeLibrary);
 
   tx::CpuRunnerOptions options;
   options.pipeline = pipelineText;

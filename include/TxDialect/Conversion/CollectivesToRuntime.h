@@ -21,10 +21,18 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include <memory>
+
 namespace mlir {
 class ConversionTarget;
 class RewritePatternSet;
 namespace tx {
+
+/// The pass (`tx-lower-collectives-to-runtime`, CollectivesPasses.td).
+std::unique_ptr<Pass> createTxLowerCollectivesToRuntime();
+
+/// Registers the pass above.
+void registerCollectivesToRuntimePasses();
 
 /// Patterns that lower tx.all_reduce, tx.reduce_scatter, tx.all_gather,
 /// tx.all_gather_linear, tx.linear_reduce_scatter and tx.rank. They declare

@@ -150,6 +150,12 @@ def TxGPUTileContractions : Pass<"tx-gpu-tile-contractions", "ModuleOp"> {
            "Split-K: when a GEMM's output tiles give fewer blocks than "
            "this, spread its K tiles over more blocks that add their "
            "partial sums with f32 atomics (0: off)">,
+    Option<"testBreak", "test-break", "std::string", /*default=*/"\"\"",
+           "Testing only, WRONG KERNELS: drop-barrier (no barrier between "
+           "staging the shared tiles and reading them) or fragment-offset "
+           "(tensor-core accumulators stored one column off), to show that "
+           "executing the kernels (tx-run --device=emulator) catches such "
+           "bugs">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -1,8 +1,8 @@
 //===- SPPasses.td - sequence-parallelism passes -----------*- tablegen -*-===//
 //
-// Config finalisation, the sequence-parallel and async-TP rewrites, the
-// contract check closing the SP pipeline, the communication-volume printer,
-// and the lowering of collectives to runtime calls.
+// Config finalisation, the sequence-parallel and async-TP rewrites and the
+// contract check closing the SP pipeline. (The lowering of the collectives to
+// runtime calls is a conversion: Conversion/CollectivesPasses.td.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,22 +90,6 @@ def TxVerifySPContract : Pass<"tx-verify-sp-contract", "::mlir::ModuleOp"> {
     function with any reduce-scatter), and every norm of such a function
     runs on scattered tokens with a residual that is scattered the same way.
   }];
-}
-
-def TxLowerCollectivesToRuntime
-    : Pass<"tx-lower-collectives-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Lowers tx collectives to calls of the tx_rt_* runtime";
-  let description = [{
-    Every collective (and fused GEMM+collective, split back into a
-    `tx.linear` and a collective) over a group larger than one becomes a
-    `memref.alloc` of the result and a call to `tx_rt_<op>_<type>` with
-    unranked memref descriptors (`llvm.emit_c_interface`), `tx.rank`
-    becomes a call to `tx_rt_rank`. Element types: f32, f16, bf16. Groups of
-    one fold to copies (no runtime needed).
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect"];
 }
 
 #endif // TX_SP_PASSES_TD

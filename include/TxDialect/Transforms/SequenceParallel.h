@@ -1,7 +1,8 @@
 //===- SequenceParallel.h - sequence-parallelism passes ---------*- C++ -*-===//
 //
-// Config finalisation, the SP and async-TP rewrites, the SP contract check,
-// the communication-volume printer and the `tx-sp` pipeline.
+// Config finalisation, the SP and async-TP rewrites, the SP contract check
+// and the `tx-sp` pipeline. (The collectives lowering is a conversion:
+// TxDialect/Conversion/CollectivesToRuntime.h.)
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,7 +2,6 @@
 
 #include "TxDialect/Conversion/CollectivesToRuntime.h"
 
-#include "TxDialect/Transforms/SequenceParallel.h"
 #include "TxDialect/TxDialect.h"
 #include "TxDialect/TxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,7 +14,9 @@
 
 namespace mlir::tx {
 #define GEN_PASS_DEF_TXLOWERCOLLECTIVESTORUNTIME
-#include "TxDialect/Transforms/SPPasses.h.inc"
+#include "TxDialect/Conversion/CollectivesPasses.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "TxDialect/Conversion/CollectivesPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;
@@ -112,33 +113,18 @@ LogicalResult lowerCollective(PatternRewriter &rewriter, Operation *op,
   return success();
 }
 
-struct AllReduceLowering : OpRewritePattern<AllReduceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AllReduceOp op,
+/// tx.all_reduce, tx.reduce_scatter, tx.all_gather: every collective that is
+/// not fused with a projection (those are split first, below).
+struct CollectiveLowering : OpInterfaceRewritePattern<TxCollectiveOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(TxCollectiveOpInterface op,
                                 PatternRewriter &rewriter) const override {
-    return lowerCollective(rewriter, op, "all_reduce", op.getInput(),
-                           op.getResult(), std::nullopt, op.getGroupSize(),
-                           false);
-  }
-};
-
-struct ReduceScatterLowering : OpRewritePattern<ReduceScatterOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReduceScatterOp op,
-                                PatternRewriter &rewriter) const override {
-    return lowerCollective(rewriter, op, "reduce_scatter", op.getInput(),
-                           op.getResult(), op.getDim(), op.getGroupSize(),
-                           /*gather=*/false);
-  }
-};
-
-struct AllGatherLowering : OpRewritePattern<AllGatherOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AllGatherOp op,
-                                PatternRewriter &rewriter) const override {
-    return lowerCollective(rewriter, op, "all_gather", op.getInput(),
-                           op.getResult(), op.getDim(), op.getGroupSize(),
-                           /*gather=*/true);
+    if (op.isFusedWithProjection())
+      return rewriter.notifyMatchFailure(op, "fused with a projection");
+    return lowerCollective(
+        rewriter, op, op.getCollectiveName(), op.getInput(), op.getResult(),
+        op.getCollectiveDim(), op.getGroupSize(),
+        /*gather=*/op.getCollectiveKind() == CollectiveKind::AllGather);
   }
 };
 
@@ -208,10 +194,10 @@ struct LowerCollectivesToRuntimePass
   void runOnOperation() override {
     // Say why a collective cannot be lowered before the conversion fails.
     WalkResult unsupported = getOperation().walk([](Operation *op) {
-      if (!isa<AllReduceOp, ReduceScatterOp, AllGatherOp, AllGatherLinearOp,
-               LinearReduceScatterOp>(op))
+      auto collective = dyn_cast<TxCollectiveOpInterface>(op);
+      if (!collective)
         return WalkResult::advance();
-      Type elem = getElementTypeOrSelf(op->getOperand(0).getType());
+      Type elem = getElementTypeOrSelf(collective.getInput().getType());
       if (!typeSuffix(elem).empty())
         return WalkResult::advance();
       op->emitOpError() << "cannot be lowered: the collectives runtime "
@@ -234,15 +220,16 @@ struct LowerCollectivesToRuntimePass
 } // namespace
 
 void tx::populateTxCollectivesToRuntimePatterns(RewritePatternSet &patterns) {
-  patterns.add<AllReduceLowering, ReduceScatterLowering, AllGatherLowering,
-               AllGatherLinearSplit, LinearReduceScatterSplit, RankLowering>(
-      patterns.getContext());
+  patterns.add<CollectiveLowering, AllGatherLinearSplit,
+               LinearReduceScatterSplit, RankLowering>(patterns.getContext());
 }
 
 void tx::configureTxCollectivesToRuntimeTarget(ConversionTarget &target) {
-  target.addIllegalOp<AllReduceOp, ReduceScatterOp, AllGatherOp,
-                      AllGatherLinearOp, LinearReduceScatterOp, RankOp>();
   target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
                          memref::MemRefDialect>();
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  // Every collective (fused or not) and tx.rank is illegal, the rest stays.
+  target.markUnknownOpDynamicallyLegal(
+      [](Operation *op) { return !isa<TxCollectiveOpInterface, RankOp>(op); });
 }
+
+void tx::registerCollectivesToRuntimePasses() { registerTxCollectivesPasses(); }

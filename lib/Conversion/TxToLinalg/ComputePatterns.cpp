@@ -123,24 +123,23 @@ static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
                      });
 }
 
-/// Linear-like ops: tx.linear, and the fused collective forms over a group of
+/// Projections: tx.linear, and the fused collective forms over a group of
 /// one (where the collective is the identity).
-template <typename OpTy>
-struct LinearLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+struct LinearLowering : OpInterfaceConversionPattern<TxProjectionOpInterface> {
+  using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
   LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+  matchAndRewrite(TxProjectionOpInterface op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if constexpr (!std::is_same_v<OpTy, LinearOp>)
-      if (op.getGroupSize() != 1)
+    if (auto collective = dyn_cast<TxCollectiveOpInterface>(op.getOperation()))
+      if (collective.getGroupSize() != 1)
         return rewriter.notifyMatchFailure(op, "group of more than one rank");
-    auto layer = SymbolTable::lookupNearestSymbolFrom<LayerOp>(
-        op, op.getLayerAttr());
+    LayerOp layer = op.lookupLayer();
     if (!layer)
       return rewriter.notifyMatchFailure(op, "layer not found");
     auto resType = cast<MemRefType>(op.getResult().getType());
     Location loc = op.getLoc();
-    CheckedBuffer input = checked("input", op.getInput(), adaptor.getInput());
+    Value adaptedInput = operands[op.getInputOperand().getOperandNumber()];
+    CheckedBuffer input = checked("input", op.getInput(), adaptedInput);
     int64_t rank = resType.getRank();
     checkDimEquals(rewriter, op, input, rank - 1, layer.getInFeatures(),
                    ("the in_features of '@" + layer.getSymName() + "'").str());
@@ -150,7 +149,7 @@ struct LinearLowering : OpConversionPattern<OpTy> {
     for (int64_t i = 0; i + 1 < rank; ++i) {
       if (resType.isDynamicDim(i))
         dynSizes.push_back(
-            memref::DimOp::create(rewriter, loc, adaptor.getInput(), i));
+            memref::DimOp::create(rewriter, loc, adaptedInput, i));
       else
         checkDimEquals(rewriter, op, input, i, resType.getDimSize(i),
                        ("dim " + Twine(i) + " of the result type").str());
@@ -159,7 +158,7 @@ struct LinearLowering : OpConversionPattern<OpTy> {
       dynSizes.push_back(arith::ConstantIndexOp::create(
           rewriter, loc, layer.getOutFeatures()));
     Value out = memref::AllocOp::create(rewriter, loc, resType, dynSizes);
-    buildLinear(rewriter, loc, layer, adaptor.getInput(), out);
+    buildLinear(rewriter, loc, layer, adaptedInput, out);
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -515,9 +514,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
 
 namespace mlir::tx::detail {
 void populateComputePatterns(RewritePatternSet &patterns) {
-  patterns.add<LinearLowering<LinearOp>, LinearLowering<AllGatherLinearOp>,
-               LinearLowering<LinearReduceScatterOp>, RMSNormLowering,
-               AddRMSNormLowering, RotaryLowering, AttentionLowering>(
-      patterns.getContext());
+  patterns.add<LinearLowering, RMSNormLowering, AddRMSNormLowering,
+               RotaryLowering, AttentionLowering>(patterns.getContext());
 }
 } // namespace mlir::tx::detail

@@ -418,22 +418,24 @@ struct AliasLowering : OpConversionPattern<AliasOp> {
 //===----------------------------------------------------------------------===//
 
 /// Over one rank every collective is the identity; the result is still a
-/// fresh buffer, so it is a copy.
-template <typename OpTy>
-struct SingleRankCollectiveLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+/// fresh buffer, so it is a copy. (The fused forms lower as projections.)
+struct SingleRankCollectiveLowering
+    : OpInterfaceConversionPattern<TxCollectiveOpInterface> {
+  using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
   LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+  matchAndRewrite(TxCollectiveOpInterface op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.isFusedWithProjection())
+      return rewriter.notifyMatchFailure(op, "fused with a projection");
     if (op.getGroupSize() != 1)
       return rewriter.notifyMatchFailure(op, "group of more than one rank");
     Location loc = op.getLoc();
     auto resType = cast<MemRefType>(op.getResult().getType());
-    checkResultShape(rewriter, op,
-                     checked("input", op.getInput(), adaptor.getInput()),
+    Value input = operands[op.getInputOperand().getOperandNumber()];
+    checkResultShape(rewriter, op, checked("input", op.getInput(), input),
                      resType);
-    Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
-    linalg::CopyOp::create(rewriter, loc, adaptor.getInput(), out);
+    Value out = allocLike(rewriter, loc, resType, input);
+    linalg::CopyOp::create(rewriter, loc, input, out);
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -456,11 +458,9 @@ struct SingleRankLowering : OpConversionPattern<RankOp> {
 namespace mlir::tx::detail {
 void populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<UnaryLowering, UnaryIntoLowering, BinaryLowering,
-               BinaryIntoLowering, CopyLowering, GetParamLowering,
-               ViewLowering, TransposeLowering, SliceLowering, AliasLowering,
-               SingleRankCollectiveLowering<AllReduceOp>,
-               SingleRankCollectiveLowering<ReduceScatterOp>,
-               SingleRankCollectiveLowering<AllGatherOp>, SingleRankLowering>(
+               BinaryIntoLowering, CopyLowering, GetParamLowering, ViewLowering,
+               TransposeLowering, SliceLowering, AliasLowering,
+               SingleRankCollectiveLowering, SingleRankLowering>(
       patterns.getContext());
 }
 } // namespace mlir::tx::detail

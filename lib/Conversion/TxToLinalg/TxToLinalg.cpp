@@ -17,7 +17,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tx {
 #define GEN_PASS_DEF_TXTOLINALG
@@ -134,11 +133,11 @@ void tx::eraseTxSymbols(ModuleOp module) {
 
 /// A collective that stays for a later lowering: more than one rank.
 static bool isMultiRankCollective(Operation *op) {
-  return TypeSwitch<Operation *, bool>(op)
-      .Case<AllReduceOp, ReduceScatterOp, AllGatherOp, AllGatherLinearOp,
-            LinearReduceScatterOp, RankOp>(
-          [](auto c) { return c.getGroupSize() != 1; })
-      .Default([](Operation *) { return false; });
+  if (auto collective = dyn_cast<TxCollectiveOpInterface>(op))
+    return collective.getGroupSize() != 1;
+  if (auto rank = dyn_cast<RankOp>(op))
+    return rank.getGroupSize() != 1;
+  return false;
 }
 
 LogicalResult tx::checkTxLowerable(ModuleOp module, bool allowCollectives) {

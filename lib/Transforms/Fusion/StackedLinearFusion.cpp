@@ -8,6 +8,7 @@
 
 #include "TxDialect/Analysis/StackedLinearAnalysis.h"
 #include "TxDialect/Registration/ModulePipeline.h"
+#include "TxDialect/Transforms/DecisionRemark.h"
 #include "TxDialect/Transforms/FusionPasses.h"
 #include "TxDialect/Transforms/FusionRewrite.h"
 #include "TxDialect/TxDialect.h"
@@ -252,7 +253,8 @@ LogicalResult FuseStackedLinearsPass::checkHeads(const Candidate &cand,
   for (auto [i, heads] : llvm::enumerate(cand.heads)) {
     StackedCall c = cand.calls[i];
     auto refuse = [&]() {
-      InFlightDiagnostic d = c.call->emitRemark();
+      DecisionRemark d(c.call, DecisionKind::Missed, "NotFused", getArgument(),
+                       fuser);
       d << "not fusing " << layers << " (" << fuser << "): '"
         << c.layer.getSymName() << "' ";
       return d;
@@ -387,7 +389,8 @@ void FuseStackedLinearsPass::runOnOperation() {
               analysis.checkGroup(cand->calls, refusal);
           if (failed(plan)) {
             countRefusal(refusal.kind);
-            refusal.op->emitRemark()
+            DecisionRemark(refusal.op, DecisionKind::Missed, "NotFused",
+                           getArgument(), fuser)
                 << "not fusing " << layers << " (" << fuser
                 << "): " << refusal.message;
             continue;
@@ -401,8 +404,10 @@ void FuseStackedLinearsPass::runOnOperation() {
           LinearOp merged = rewriteStackedLinears(*plan, cand->name,
                                                   cand->heads, symbols,
                                                   analysis);
-          emitRemark(loc) << "fused " << layers << " into '"
-                          << merged.getLayer() << "' (" << fuser << ")";
+          DecisionRemark(loc, func, DecisionKind::Passed, "Fused",
+                         getArgument(), fuser)
+              << "fused " << layers << " into '" << merged.getLayer() << "' ("
+              << fuser << ")";
           ++numFused;
         }
       }

@@ -62,10 +62,9 @@ static bool collectRetypes(Value value, MemRefType type,
       next = transposeType(type, transpose.getPermutation());
     else if (isa<AliasOp>(user))
       next = type;
-    else if (isa<LinearOp, AllGatherLinearOp, LinearReduceScatterOp, UnaryOp,
+    else if (isa<TxProjectionOpInterface, TxCollectiveOpInterface, UnaryOp,
                  BinaryOp, UnaryIntoOp, BinaryIntoOp, CopyOp, RMSNormOp,
-                 AddRMSNormOp, RotaryOp, AttentionOp, AllReduceOp,
-                 ReduceScatterOp, AllGatherOp>(user))
+                 AddRMSNormOp, RotaryOp, AttentionOp>(user))
       continue;
     else
       return false;

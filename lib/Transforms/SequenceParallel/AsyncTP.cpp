@@ -8,6 +8,7 @@
 #include "TxDialect/Transforms/SequenceParallel.h"
 
 #include "SPUtils.h"
+#include "TxDialect/Transforms/DecisionRemark.h"
 #include "TxDialect/TxDialect.h"
 #include "TxDialect/TxOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -24,7 +25,7 @@ namespace {
 
 /// linear(all_gather(x)) -> all_gather_linear(x), when the gather has no
 /// other reader (otherwise every fused op would gather again).
-void fuseAllGatherLinear(AllGatherOp ag) {
+void fuseAllGatherLinear(AllGatherOp ag, StringRef pass) {
   Value gathered = ag.getResult();
   SmallVector<LinearOp> linears;
   for (OpOperand &use : gathered.getUses())
@@ -33,15 +34,17 @@ void fuseAllGatherLinear(AllGatherOp ag) {
   if (linears.empty())
     return;
   if (!gathered.hasOneUse()) {
-    ag.emitRemark() << "not fused with @" << linears.front().getLayer()
-                    << ": the gathered buffer has other readers, and fusing "
-                       "would gather it once per reader";
+    DecisionRemark(ag, DecisionKind::Missed, "NotFused", pass)
+        << "not fused with @" << linears.front().getLayer()
+        << ": the gathered buffer has other readers, and fusing "
+           "would gather it once per reader";
     return;
   }
   LinearOp lin = linears.front();
   auto inType = cast<MemRefType>(ag.getInput().getType());
   if (static_cast<int64_t>(ag.getDim()) >= inType.getRank() - 1) {
-    ag.emitRemark() << "not fused: gathers the feature dimension";
+    DecisionRemark(ag, DecisionKind::Missed, "NotFused", pass)
+        << "not fused: gathers the feature dimension";
     return;
   }
   OpBuilder b(lin);
@@ -55,18 +58,20 @@ void fuseAllGatherLinear(AllGatherOp ag) {
 
 /// reduce_scatter(linear(x)) -> linear_reduce_scatter(x) (sum), when the
 /// GEMM's full output has no other reader.
-void fuseLinearReduceScatter(ReduceScatterOp rs) {
+void fuseLinearReduceScatter(ReduceScatterOp rs, StringRef pass) {
   auto lin = rs.getInput().getDefiningOp<LinearOp>();
   if (!lin)
     return;
   if (!lin.getResult().hasOneUse()) {
-    rs.emitRemark() << "not fused with @" << lin.getLayer()
-                    << ": its unreduced output has other readers";
+    DecisionRemark(rs, DecisionKind::Missed, "NotFused", pass)
+        << "not fused with @" << lin.getLayer()
+        << ": its unreduced output has other readers";
     return;
   }
   auto inType = cast<MemRefType>(rs.getInput().getType());
   if (static_cast<int64_t>(rs.getDim()) >= inType.getRank() - 1) {
-    rs.emitRemark() << "not fused: scatters the feature dimension";
+    DecisionRemark(rs, DecisionKind::Missed, "NotFused", pass)
+        << "not fused: scatters the feature dimension";
     return;
   }
   OpBuilder b(rs);
@@ -81,11 +86,12 @@ void fuseLinearReduceScatter(ReduceScatterOp rs) {
 struct AsyncTPPass : public tx::impl::TxAsyncTPBase<AsyncTPPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    CompileConfigAttr config = getCompileConfig(module);
-    if (!config || !config.getAsyncTp())
-      return;
-    if (failed(checkFullGraph(module, config, getArgument())))
+    FailureOr<CompileConfigAttr> config =
+        getEnabledFullGraphConfig(module, SPFeature::AsyncTP, getArgument());
+    if (failed(config))
       return signalPassFailure();
+    if (!*config)
+      return;
     SmallVector<AllGatherOp> gathers;
     SmallVector<ReduceScatterOp> scatters;
     module.walk([&](Operation *op) {
@@ -95,9 +101,9 @@ struct AsyncTPPass : public tx::impl::TxAsyncTPBase<AsyncTPPass> {
         scatters.push_back(rs);
     });
     for (ReduceScatterOp rs : scatters)
-      fuseLinearReduceScatter(rs);
+      fuseLinearReduceScatter(rs, getArgument());
     for (AllGatherOp ag : gathers)
-      fuseAllGatherLinear(ag);
+      fuseAllGatherLinear(ag, getArgument());
   }
 };
 

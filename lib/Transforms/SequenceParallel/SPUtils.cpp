@@ -28,6 +28,22 @@ LogicalResult tx::checkFullGraph(ModuleOp module, CompileConfigAttr config,
             "graph_partition, or run tx-finalize-config first";
 }
 
+FailureOr<CompileConfigAttr> tx::getEnabledFullGraphConfig(ModuleOp module,
+                                                           SPFeature feature,
+                                                           StringRef passName) {
+  CompileConfigAttr config = getCompileConfig(module);
+  if (!config)
+    return CompileConfigAttr();
+  bool enabled = feature == SPFeature::SequenceParallel
+                     ? config.getSequenceParallel()
+                     : config.getAsyncTp();
+  if (!enabled)
+    return CompileConfigAttr();
+  if (failed(checkFullGraph(module, config, passName)))
+    return failure();
+  return config;
+}
+
 /// Whether `v` is `rank * n` for some `n` (the offset of a rank's slice).
 static bool isRankOffset(Value v) {
   auto mul = v.getDefiningOp<arith::MulIOp>();
@@ -41,10 +57,9 @@ bool tx::isTokenScattered(Value v) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return false;
-  if (auto rs = dyn_cast<ReduceScatterOp>(def))
-    return rs.getDim() == kTokenDim;
-  if (auto rs = dyn_cast<LinearReduceScatterOp>(def))
-    return rs.getDim() == kTokenDim;
+  if (auto collective = dyn_cast<TxCollectiveOpInterface>(def))
+    return collective.getCollectiveKind() == CollectiveKind::ReduceScatter &&
+           collective.getCollectiveDim() == kTokenDim;
   if (auto norm = dyn_cast<RMSNormOp>(def))
     return isTokenScattered(norm.getInput());
   if (auto norm = dyn_cast<AddRMSNormOp>(def))

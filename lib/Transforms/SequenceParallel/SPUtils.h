@@ -15,6 +15,18 @@ namespace mlir::tx {
 LogicalResult checkFullGraph(ModuleOp module, CompileConfigAttr config,
                              StringRef passName);
 
+/// The setting of `tx.config` that switches an SP pass on.
+enum class SPFeature { SequenceParallel, AsyncTP };
+
+/// The "enabled and full graph" gate every SP pass opens with: the module's
+/// config when it enables `feature` and the module is one full graph; a null
+/// config (the pass has nothing to do) when the module has no config or the
+/// feature is off; failure, with the error of `checkFullGraph` on the module,
+/// when the feature is on but the module is compiled piecewise.
+FailureOr<CompileConfigAttr> getEnabledFullGraphConfig(ModuleOp module,
+                                                       SPFeature feature,
+                                                       StringRef passName);
+
 /// The token dimension every SP rewrite scatters along.
 constexpr int64_t kTokenDim = 0;
 

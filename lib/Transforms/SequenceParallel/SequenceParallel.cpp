@@ -11,6 +11,7 @@
 #include "TxDialect/Transforms/SequenceParallel.h"
 
 #include "SPUtils.h"
+#include "TxDialect/Transforms/DecisionRemark.h"
 #include "TxDialect/TxDialect.h"
 #include "TxDialect/TxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -240,12 +241,13 @@ void FunctionRewriter::rewrite(ArrayRef<Candidate> candidates) {
 }
 
 /// The candidates of `func` the rewrite applies to: static token counts at
-/// or above `threshold` and divisible by `tp` (others get a remark when
-/// `remarks`), and dynamic ones when `includeDynamic`. `dynamic` says
-/// whether there were any dynamic ones.
+/// or above `threshold` and divisible by `tp` (others get a remark of the
+/// pass `remarksFor` unless it is empty), and dynamic ones when
+/// `includeDynamic`. `dynamic` says whether there were any dynamic ones.
 SmallVector<Candidate> selectCandidates(func::FuncOp func, int64_t threshold,
-                                        int64_t tp, bool remarks,
+                                        int64_t tp, StringRef remarksFor,
                                         bool includeDynamic, bool &dynamic) {
+  bool remarks = !remarksFor.empty();
   SmallVector<Candidate> applicable;
   dynamic = false;
   for (Candidate c : collectCandidates(func)) {
@@ -259,16 +261,18 @@ SmallVector<Candidate> selectCandidates(func::FuncOp func, int64_t threshold,
     }
     if (tokens < threshold) {
       if (remarks)
-        c.allReduce.emitRemark()
+        DecisionRemark(c.allReduce, DecisionKind::Missed, "NotSequenceParallel",
+                       remarksFor)
             << "not sequence-parallel: " << tokens
             << " tokens is below sp_min_tokens " << threshold;
       continue;
     }
     if (tokens % tp != 0) {
       if (remarks)
-        c.allReduce.emitRemark() << "not sequence-parallel: " << tokens
-                                 << " tokens is not divisible by tp_size "
-                                 << tp;
+        DecisionRemark(c.allReduce, DecisionKind::Missed, "NotSequenceParallel",
+                       remarksFor)
+            << "not sequence-parallel: " << tokens
+            << " tokens is not divisible by tp_size " << tp;
       continue;
     }
     applicable.push_back(c);
@@ -318,7 +322,7 @@ LogicalResult SequenceParallelPass::versionFunction(func::FuncOp func,
   symbols.insert(spFunc, std::next(Block::iterator(func)));
   bool dynamic;
   FunctionRewriter(spFunc, tp)
-      .rewrite(selectCandidates(spFunc, threshold, tp, /*remarks=*/false,
+      .rewrite(selectCandidates(spFunc, threshold, tp, /*remarksFor=*/"",
                                 /*includeDynamic=*/true, dynamic));
 
   Block &oldBody = func.getBody().front();
@@ -367,20 +371,23 @@ LogicalResult SequenceParallelPass::versionFunction(func::FuncOp func,
 
   b.setInsertionPointToEnd(entry);
   func::ReturnOp::create(b, loc, ifOp.getResults());
-  func.emitRemark() << "versioned by token count: @" << spFunc.getName()
-                    << " (sequence parallel) when tokens >= " << threshold
-                    << " and divisible by " << tp
-                    << ", the original body otherwise";
+  // At the function's location, without the whole function as a note.
+  DecisionRemark(func, DecisionKind::Analysis, "Versioned", getArgument())
+      << "versioned by token count: @" << spFunc.getName()
+      << " (sequence parallel) when tokens >= " << threshold
+      << " and divisible by " << tp << ", the original body otherwise";
   return success();
 }
 
 void SequenceParallelPass::runOnOperation() {
   ModuleOp module = getOperation();
-  CompileConfigAttr config = getCompileConfig(module);
-  if (!config || !config.getSequenceParallel())
-    return;
-  if (failed(checkFullGraph(module, config, getArgument())))
+  FailureOr<CompileConfigAttr> gate = getEnabledFullGraphConfig(
+      module, SPFeature::SequenceParallel, getArgument());
+  if (failed(gate))
     return signalPassFailure();
+  CompileConfigAttr config = *gate;
+  if (!config)
+    return;
   int64_t tp = config.getTpSize();
   if (tp < 2) {
     module.emitError() << "sequence_parallel with tp_size " << tp
@@ -396,7 +403,7 @@ void SequenceParallelPass::runOnOperation() {
       continue;
     bool dynamic;
     SmallVector<Candidate> applicable =
-        selectCandidates(func, threshold, tp, /*remarks=*/true,
+        selectCandidates(func, threshold, tp, getArgument(),
                          /*includeDynamic=*/false, dynamic);
     if (dynamic) {
       if (failed(versionFunction(func, threshold, symbols)))

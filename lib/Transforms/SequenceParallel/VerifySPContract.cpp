@@ -29,7 +29,9 @@ namespace {
 bool isSequenceParallel(func::FuncOp func) {
   return func
       .walk([](Operation *op) {
-        return isa<ReduceScatterOp, LinearReduceScatterOp>(op)
+        auto collective = dyn_cast<TxCollectiveOpInterface>(op);
+        return collective && collective.getCollectiveKind() ==
+                                 CollectiveKind::ReduceScatter
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -73,11 +75,12 @@ struct VerifySPContractPass
     : public tx::impl::TxVerifySPContractBase<VerifySPContractPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    CompileConfigAttr config = getCompileConfig(module);
-    if (!config || !config.getSequenceParallel())
-      return;
-    if (failed(checkFullGraph(module, config, getArgument())))
+    FailureOr<CompileConfigAttr> config = getEnabledFullGraphConfig(
+        module, SPFeature::SequenceParallel, getArgument());
+    if (failed(config))
       return signalPassFailure();
+    if (!*config)
+      return;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal() && isSequenceParallel(func) &&
           failed(verifyFunction(func)))

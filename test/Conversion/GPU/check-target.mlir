@@ -14,7 +14,7 @@
 // ARCH: error: tx-to-nvvm: chip 'sm_80a' cannot be produced by LLVM 22 and CUDA 13
 // PTX: error: tx-to-nvvm: sm_90a needs PTX ISA +ptx80 .. +ptx90, got '+ptx78'
 // FEATURE: error: tx-to-nvvm: features 'ptx80' is not a PTX ISA feature of the form +ptxNN
-// FORMAT: error: tx-to-nvvm: format 'cubin' is not one of isa, bin, fatbin
+// FORMAT: error: tx-to-nvvm: format 'cubin' is not one of isa, bin, fatbin, llvm
 // NOPTXAS: error: tx-to-nvvm: format=bin needs 'ptxas' from the CUDA Toolkit, not found on PATH nor in the toolkit (none found; set CUDA_HOME or cuda-toolkit=, or use format=isa)
 // NOPTXAS-FATBIN: error: tx-to-nvvm: format=fatbin needs 'ptxas'
 // NOTDIR: error: tx-to-nvvm: cuda-toolkit '[[DIR]]' is not a directory

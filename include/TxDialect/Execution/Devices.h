@@ -1,0 +1,35 @@
+//===- Devices.h - the devices tools run compiled modules on ----*- C++ -*-===//
+//
+// tx-run and tx-difftest run a module on the CPU (tx-to-cpu, the default),
+// on a CUDA GPU (tx-to-nvvm, host code calling libtx_cuda_runtime) or on the
+// emulated CUDA device (tx-to-nvvm{format=llvm math=polynomial}, host code
+// calling libtx_emulator_runtime, kernels executed on the CPU). The runtime
+// libraries live in `lib/` beside the tool's `bin/`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TXDIALECT_EXECUTION_DEVICES_H
+#define TXDIALECT_EXECUTION_DEVICES_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir::tx {
+
+struct Device {
+  /// The lowering when the user gives none.
+  std::string defaultPipeline;
+  /// The runtime library the lowered host code calls (empty for the CPU).
+  std::string runtimeLibrary;
+};
+
+/// The device named `name` ("cpu", "cuda" or "emulator"), its runtime
+/// library found beside the executable `argv0`; an error naming the device
+/// or the missing library otherwise.
+llvm::Expected<Device> selectDevice(llvm::StringRef name, const char *argv0);
+
+} // namespace mlir::tx
+
+#endif // TXDIALECT_EXECUTION_DEVICES_H

@@ -1,0 +1,529 @@
+//===- TileAndVectorize.cpp - CPU tiling and vectorisation ----------------===//
+//
+// tx-cpu-tile-and-vectorize, as transform-dialect scripts built per class
+// of GEMM shapes and applied in phases: cache blocks of the weight (N, K);
+// operands packed per block when a call has enough tokens (packGemms);
+// register tiles with the token loop peeled so that the main tiles are
+// static; vectorisation of every static linalg op (GEMM tiles become
+// vector.contract); accumulators kept in registers across the K loop
+// (hoistLoopAccumulators); contractions lowered to outer products (FMAs) and
+// transfers to 1-D loads and stores. The scripts are built with the
+// transform ops' builders (ScriptBuilder) and applied by the interpreter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TxDialect/Codegen/CPUCodegen.h"
+#include "TxDialect/Conversion/TxToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
+#include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/IR/TransformTypes.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+#include <numeric>
+
+namespace mlir::tx {
+#define GEN_PASS_DEF_TXCPUTILEANDVECTORIZE
+#include "TxDialect/Conversion/Passes.h.inc"
+} // namespace mlir::tx
+
+using namespace mlir;
+
+namespace {
+
+/// Marks on the payload ops while the pass runs: a GEMM's class (the
+/// transform scripts match each class by it), the packing copies of
+/// packGemms and the GEMMs on packed operands.
+constexpr StringLiteral kGemmClassAttr = "tx.gemm_class";
+constexpr StringLiteral kPackAttr = "tx.pack";
+constexpr StringLiteral kPackedAttr = "tx.packed";
+
+/// How one class of GEMMs is blocked for the cache: blocks of `nc` x `kc`
+/// of the weight (0: that dimension is not blocked).
+struct GemmClass {
+  int64_t nc = 0, kc = 0;
+  bool operator==(const GemmClass &o) const {
+    return nc == o.nc && kc == o.kc;
+  }
+};
+
+/// The cache block along a static dimension of `size`: the largest multiple
+/// of the register tile `tile` that is at most `block` and divides `size`,
+/// so that every block has static sizes (and vectorises); 0 when the
+/// dimension is dynamic, fits in one block, or has no such divisor of at
+/// least a quarter of `block` (smaller blocks would only add loop overhead).
+int64_t cacheBlock(int64_t size, int64_t block, int64_t tile) {
+  if (block <= 0 || ShapedType::isDynamic(size) || size <= block)
+    return 0;
+  for (int64_t b = block - block % tile; b >= tile && 4 * b >= block;
+       b -= tile)
+    if (size % b == 0)
+      return b;
+  return 0;
+}
+
+/// Builds the body of a transform script's entry point: the ops of the
+/// transform dialect and its extensions made with their builders, all
+/// handles `!transform.any_op` unless said otherwise.
+class ScriptBuilder {
+public:
+  ScriptBuilder(OpBuilder &b, Location loc)
+      : b(b), loc(loc), anyOp(b.getType<transform::AnyOpType>()) {}
+
+  /// transform.structured.match ops{[name]} [attributes {attrs}] in target.
+  Value match(Value target, StringRef name,
+              ArrayRef<NamedAttribute> attrs = {}) {
+    DictionaryAttr opAttrs =
+        attrs.empty() ? DictionaryAttr() : b.getDictionaryAttr(attrs);
+    return transform::MatchOp::create(b, loc, anyOp, target,
+                                      b.getStrArrayAttr({name}),
+                                      transform::MatchInterfaceEnumAttr(),
+                                      opAttrs, TypeAttr(), ArrayAttr())
+        .getResult();
+  }
+
+  /// transform.foreach over `targets`, `body` building on the handle of one
+  /// payload op.
+  void foreach(Value targets, function_ref<void(Value)> body) {
+    auto loop = transform::ForeachOp::create(b, loc, TypeRange(),
+                                             ValueRange{targets},
+                                             /*with_zip_shortest=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = b.createBlock(&loop.getBody(), {}, {anyOp}, {loc});
+    body(block->getArgument(0));
+    transform::YieldOp::create(b, loc);
+  }
+
+  /// transform.structured.tile_using_for target tile_sizes [sizes]: the
+  /// tiled op, then one loop per non-zero size.
+  transform::TileUsingForOp tileUsingFor(Value target,
+                                         ArrayRef<int64_t> sizes) {
+    SmallVector<Type> loops(sizes.size() - llvm::count(sizes, 0), anyOp);
+    return transform::TileUsingForOp::create(
+        b, loc, anyOp, loops, target, ValueRange(),
+        b.getDenseI64ArrayAttr(sizes), /*interchange=*/DenseI64ArrayAttr(),
+        b.getDenseBoolArrayAttr(SmallVector<bool>(sizes.size(), false)));
+  }
+
+  /// transform.structured.tile_using_forall target tile_sizes [sizes]: the
+  /// tiled op and the scf.forall.
+  transform::TileUsingForallOp tileUsingForall(Value target,
+                                               ArrayRef<int64_t> sizes) {
+    return transform::TileUsingForallOp::create(
+        b, loc, anyOp, anyOp, target, /*num_threads=*/ValueRange(),
+        /*tile_sizes=*/ValueRange(), /*packed_num_threads=*/Value(),
+        /*packed_tile_sizes=*/Value(),
+        /*static_num_threads=*/DenseI64ArrayAttr(),
+        b.getDenseI64ArrayAttr(sizes), /*mapping=*/ArrayAttr());
+  }
+
+  /// transform.loop.peel of the loop `target` (cast to scf.for): the main
+  /// loop and the remainder.
+  transform::LoopPeelOp peel(Value target) {
+    Value loop = transform::CastOp::create(
+        b, loc, transform::OperationType::get(b.getContext(), "scf.for"),
+        target);
+    return transform::LoopPeelOp::create(b, loc, anyOp, anyOp, loop);
+  }
+
+  /// transform.apply_patterns to target { patterns }.
+  void applyPatterns(Value target, function_ref<void()> patterns) {
+    transform::ApplyPatternsOp::create(
+        b, loc, target, [&](OpBuilder &, Location) { patterns(); });
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type anyOp;
+};
+
+/// A transform module with the entry point
+///   @__transform_main(%root: !transform.any_op {transform.readonly})
+/// whose body `body` builds (the final transform.yield is added).
+OwningOpRef<ModuleOp>
+buildScript(MLIRContext *ctx,
+            function_ref<void(ScriptBuilder &, Value root)> body) {
+  Location loc = UnknownLoc::get(ctx);
+  OpBuilder b(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b, loc);
+  (*module)->setAttr(transform::TransformDialect::kWithNamedSequenceAttrName,
+                     b.getUnitAttr());
+  b.setInsertionPointToEnd(module->getBody());
+  DictionaryAttr readonly = b.getDictionaryAttr(b.getNamedAttr(
+      transform::TransformDialect::kArgReadOnlyAttrName, b.getUnitAttr()));
+  auto entry = transform::NamedSequenceOp::create(
+      b, loc, "__transform_main", b.getType<transform::AnyOpType>(),
+      TypeRange(),
+      [&](OpBuilder &nested, Location loc, BlockArgument root) {
+        ScriptBuilder script(nested, loc);
+        body(script, root);
+        transform::YieldOp::create(nested, loc);
+      },
+      /*attrs=*/{}, /*argAttrs=*/{readonly});
+  // The builder above does not set the argument attributes it is given.
+  entry.setArgAttrsAttr(b.getArrayAttr({readonly}));
+  return module;
+}
+
+/// The GEMMs of class `index`: linalg.matmul tagged tx.gemm_class = index.
+Value matchClass(ScriptBuilder &s, Value root, unsigned index) {
+  return s.match(root, linalg::MatmulOp::getOperationName(),
+                 s.b.getNamedAttr(kGemmClassAttr,
+                                  s.b.getI64IntegerAttr(index)));
+}
+
+/// The cache blocks of the GEMMs of class `index`: loops over N, then K
+/// blocks, so that one weight block stays in cache while every token row
+/// passes over it. Nothing when the class is not blocked.
+void blockClass(ScriptBuilder &s, Value root, unsigned index,
+                const GemmClass &c, bool parallel) {
+  if (c.nc <= 0 && c.kc <= 0)
+    return;
+  s.foreach(matchClass(s, root, index), [&](Value one) {
+    if (parallel && c.nc > 0) {
+      // The N blocks write disjoint output columns: an scf.forall
+      // (threads), the K blocks inside it a sequential loop (they
+      // accumulate).
+      auto nBlocks = s.tileUsingForall(one, {0, c.nc, 0});
+      if (c.kc > 0)
+        s.tileUsingFor(nBlocks.getTiledOp(), {0, 0, c.kc});
+      return;
+    }
+    s.tileUsingFor(one, {0, c.nc, c.kc});
+  });
+}
+
+/// The register tiles (M, N, K) of the GEMMs of class `index` (whole GEMMs
+/// or cache blocks), and the token loop peeled so that the main tiles are
+/// static (the last < M rows one at a time, so that they vectorise too).
+void tileClass(ScriptBuilder &s, Value root, unsigned index, bool peel,
+               ArrayRef<int64_t> tile) {
+  s.foreach(matchClass(s, root, index), [&](Value one) {
+    auto tiled = s.tileUsingFor(one, tile);
+    if (!peel)
+      return;
+    auto peeled = s.peel(tiled.getLoops()[0]);
+    Value rest = s.match(peeled.getRemainderLoop(),
+                         linalg::MatmulOp::getOperationName());
+    s.tileUsingFor(rest, {1, 0, 0});
+  });
+}
+
+/// The packing copies (see packGemms), tiled so that they vectorise in
+/// small pieces: the weight transpose in 8x8 tiles, the token rows 8 floats
+/// at a time.
+void tilePacking(ScriptBuilder &s, Value root) {
+  NamedAttribute pack = s.b.getNamedAttr(kPackAttr, s.b.getUnitAttr());
+  s.foreach(s.match(root, linalg::TransposeOp::getOperationName(), pack),
+            [&](Value one) { s.tileUsingFor(one, {8, 8}); });
+  s.foreach(s.match(root, linalg::CopyOp::getOperationName(), pack),
+            [&](Value one) { s.tileUsingFor(one, {1, 8}); });
+}
+
+/// Tags `op` with the index of `key` in `classes` (added when new): the
+/// transform scripts match each class by that tag.
+template <typename Key>
+void tagClass(Operation *op, SmallVectorImpl<Key> &classes, const Key &key) {
+  auto *it = llvm::find(classes, key);
+  if (it == classes.end())
+    it = classes.insert(classes.end(), key);
+  op->setAttr(kGemmClassAttr,
+              IntegerAttr::get(IntegerType::get(op->getContext(), 64),
+                               it - classes.begin()));
+}
+
+/// Whether `mm` is y = x W^T: maps (m, k), (n, k), (m, n).
+bool isTransposedB(linalg::MatmulOp mm) {
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  SmallVector<AffineMap> want = AffineMap::inferFromExprList(
+      ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {n, k}, {m, n}}, ctx);
+  return mm.getIndexingMapsArray() == ArrayRef<AffineMap>(want);
+}
+
+/// Packs the operands of every y = x W^T GEMM (whole or cache block) that
+/// has at least `minTokens` rows at run time: the weight block transposed
+/// into a [K, N] buffer and the token rows copied into a [M, K] buffer, so
+/// that the register tiles read contiguous rows (no transposes in the
+/// kernel) at strides that are not the weight's (no cache-set conflicts on
+/// power-of-two hidden sizes). Fewer rows keep the direct GEMM: packing a
+/// weight costs as much as a GEMV with it.
+void packGemms(ModuleOp module, int64_t minTokens) {
+  SmallVector<linalg::MatmulOp> gemms;
+  module.walk([&](linalg::MatmulOp mm) {
+    if (mm->hasAttr(kGemmClassAttr) && isTransposedB(mm))
+      gemms.push_back(mm);
+  });
+  for (linalg::MatmulOp mm : gemms) {
+    Value a = mm.getDpsInputs()[0], w = mm.getDpsInputs()[1];
+    Value c = mm.getDpsInits()[0];
+    auto aType = cast<MemRefType>(a.getType());
+    auto wType = cast<MemRefType>(w.getType());
+    if (!wType.hasStaticShape())
+      continue;
+    int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+    Type elem = aType.getElementType();
+    OpBuilder b(mm);
+    Location loc = mm.getLoc();
+    Value rows = memref::DimOp::create(b, loc, a, 0);
+    Value enough = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, rows,
+        arith::ConstantIndexOp::create(b, loc, minTokens));
+    auto branch = scf::IfOp::create(b, loc, enough, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(branch.thenBlock());
+    UnitAttr unit = b.getUnitAttr();
+    Value wt = memref::AllocOp::create(b, loc, MemRefType::get({k, n}, elem));
+    auto transpose = linalg::TransposeOp::create(b, loc, w, wt,
+                                                 ArrayRef<int64_t>{1, 0});
+    transpose->setAttr(kPackAttr, unit);
+    Value ap = memref::AllocOp::create(
+        b, loc, MemRefType::get({aType.getDimSize(0), k}, elem),
+        aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{});
+    auto copy = linalg::CopyOp::create(b, loc, a, ap);
+    copy->setAttr(kPackAttr, unit);
+    auto packed = linalg::MatmulOp::create(b, loc, ValueRange{ap, wt},
+                                           ValueRange{c});
+    packed->setAttr(kGemmClassAttr, mm->getAttr(kGemmClassAttr));
+    packed->setAttr(kPackedAttr, unit);
+    memref::DeallocOp::create(b, loc, ap);
+    memref::DeallocOp::create(b, loc, wt);
+    mm->moveBefore(branch.elseBlock()->getTerminator());
+  }
+}
+
+/// After the GEMM tiling (and tileLargeStaticOps): vectorise every static
+/// linalg op (GEMM tiles become vector.contract) and hoist loop-invariant
+/// subviews.
+void vectorize(ScriptBuilder &s, Value root) {
+  Value funcs = s.match(root, func::FuncOp::getOperationName());
+  s.applyPatterns(funcs, [&] {
+    transform::ApplyCanonicalizationPatternsOp::create(s.b, s.loc);
+  });
+  transform::VectorizeChildrenAndApplyPatternsOp::create(
+      s.b, s.loc, s.anyOp, funcs,
+      /*fold_type_extensions_into_contract=*/UnitAttr());
+  // Subviews (the accumulator's among them) that do not depend on the K
+  // loop move out of it. (Keeping the accumulator in registers across the
+  // K loop is not done here: upstream hoist_redundant_vector_transfers
+  // refuses transfers whose source is a subview, which on buffers every
+  // tile is; hoistLoopAccumulators does it.)
+  Value fors = s.match(root, scf::ForOp::getOperationName());
+  transform::ApplyLoopInvariantCodeMotionOp::create(s.b, s.loc, fors);
+}
+
+/// After hoistLoopAccumulators: contractions to outer products (FMAs),
+/// transfers to 1-D loads and stores.
+void lowerVectors(ScriptBuilder &s, Value root) {
+  Value funcs = s.match(root, func::FuncOp::getOperationName());
+  s.applyPatterns(funcs, [&] {
+    OpBuilder &b = s.b;
+    Location loc = s.loc;
+    transform::ApplyLowerContractionPatternsOp::create(
+        b, loc, vector::VectorContractLowering::OuterProduct);
+    transform::ApplyTransferPermutationPatternsOp::create(b, loc);
+    transform::ApplyLowerTransferPatternsOp::create(b, loc,
+                                                    /*max_transfer_rank=*/1);
+    transform::ApplyLowerTransposePatternsOp::create(b, loc);
+    transform::ApplyLowerOuterProductPatternsOp::create(b, loc);
+    transform::ApplyLowerMultiReductionPatternsOp::create(
+        b, loc, vector::VectorMultiReductionLowering::InnerReduction);
+    transform::ApplyCanonicalizationPatternsOp::create(b, loc);
+  });
+}
+
+/// The largest vector a non-GEMM op is vectorised to whole, in elements.
+constexpr int64_t kMaxWholeVector = 4096;
+/// The tile of the innermost parallel loop of a larger op.
+constexpr int64_t kInnerTile = 64;
+
+/// The tile for a static loop of `size` that is vectorised `kInnerTile` at
+/// a time: the largest divisor of `size` up to `kInnerTile` when it is at
+/// least 8 (every tile then static, so every tile vectorises), else
+/// `kInnerTile` (a remainder tile of dynamic size runs as scalar loops).
+int64_t innerTile(int64_t size) {
+  for (int64_t t = kInnerTile; t >= 8; --t)
+    if (size % t == 0)
+      return t;
+  return kInnerTile;
+}
+
+/// Tiles every static linalg op that is not a GEMM (elementwise ops, norms,
+/// attention, copies) and would otherwise become one vector of more than
+/// kMaxWholeVector elements: one element of every parallel loop but the
+/// innermost, kInnerTile of that one; with reduction loops, one element of
+/// every parallel loop and the reductions whole. Vectorising a
+/// 2048x4096 add whole gives a vector<2048x4096xf32> that the transfer and
+/// LLVM lowerings unroll element by element: compile time then grows with
+/// the static sizes (minutes for one layer), and the code with it.
+LogicalResult tileLargeStaticOps(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kGemmClassAttr) || op->hasAttr(kPackAttr) ||
+        op->hasAttr(kPackedAttr) || !op.hasPureBufferSemantics())
+      return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
+      return;
+    int64_t elements = 1;
+    for (int64_t r : ranges)
+      elements = elements > kMaxWholeVector ? elements : elements * r;
+    if (elements > kMaxWholeVector)
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<int64_t> tiles(ranges.size(), 0);
+    // With a reduction, every parallel loop takes one element (the
+    // reduction is the vector); without, the innermost takes kInnerTile.
+    int64_t inner = -1;
+    bool reduces = false;
+    for (auto [i, it] : llvm::enumerate(iterators)) {
+      if (it == utils::IteratorType::parallel)
+        inner = i;
+      else
+        reduces = true;
+    }
+    if (reduces)
+      inner = -1;
+    for (auto [i, it] : llvm::enumerate(iterators)) {
+      if (it != utils::IteratorType::parallel || ranges[i] <= 1)
+        continue;
+      if (static_cast<int64_t>(i) != inner)
+        tiles[i] = 1;
+      else if (ranges[i] > kInnerTile)
+        tiles[i] = innerTile(ranges[i]);
+    }
+    if (llvm::all_of(tiles, [](int64_t t) { return t == 0; }))
+      continue;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(
+        getAsIndexOpFoldResult(module.getContext(), tiles));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      return op->emitError("internal error: cannot tile this op for "
+                           "vectorisation");
+    rewriter.eraseOp(op);
+  }
+  return success();
+}
+
+struct TxCpuTileAndVectorizePass
+    : tx::impl::TxCpuTileAndVectorizeBase<TxCpuTileAndVectorizePass> {
+  using TxCpuTileAndVectorizeBase::TxCpuTileAndVectorizeBase;
+  void runOnOperation() override {
+    std::optional<SmallVector<int64_t>> tile = sizes(
+        gemmTile, {8, 8, 8}, 1, "gemm-tile must be three positive sizes M,N,K");
+    std::optional<SmallVector<int64_t>> packedTile =
+        sizes(gemmPackedTile, {8, 32, 8}, 1,
+              "gemm-packed-tile must be three positive sizes M,N,K");
+    std::optional<SmallVector<int64_t>> block =
+        sizes(gemmCacheTile, {256, 256}, 0,
+              "gemm-cache-tile must be two sizes N,K (0: no cache blocking)");
+    if (!tile || !packedTile || !block)
+      return signalPassFailure();
+    // Each GEMM gets the class of its shapes (see GemmClass).
+    SmallVector<GemmClass> classes;
+    getOperation().walk([&](linalg::MatmulOp mm) {
+      auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
+      auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
+      // Blocks that both register tiles divide.
+      GemmClass gemm;
+      gemm.nc = cacheBlock(c.getDimSize(1), (*block)[0],
+                           std::lcm((*tile)[1], (*packedTile)[1]));
+      gemm.kc = cacheBlock(a.getDimSize(1), (*block)[1],
+                           std::lcm((*tile)[2], (*packedTile)[2]));
+      tagClass(mm, classes, gemm);
+    });
+    // Cache blocks, then packing, then register tiles.
+    if (failed(applyScript([&](ScriptBuilder &s, Value root) {
+          for (auto [index, gemm] : llvm::enumerate(classes))
+            blockClass(s, root, index, gemm, parallelBlocks);
+        })))
+      return signalPassFailure();
+    if (gemmPackMinTokens > 0)
+      packGemms(getOperation(), gemmPackMinTokens);
+    // Register tiles: packed GEMMs (contiguous rows, no transposes) take
+    // the wider gemm-packed-tile where it divides their block.
+    SmallVector<std::pair<SmallVector<int64_t>, bool>> tiles;
+    getOperation().walk([&](linalg::MatmulOp mm) {
+      if (!mm->hasAttr(kGemmClassAttr))
+        return;
+      auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
+      auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
+      SmallVector<int64_t> t = *tile;
+      if (mm->hasAttr(kPackedAttr) && !c.isDynamicDim(1) &&
+          !a.isDynamicDim(1) && c.getDimSize(1) % (*packedTile)[1] == 0 &&
+          a.getDimSize(1) % (*packedTile)[2] == 0)
+        t = *packedTile;
+      int64_t rows = a.getDimSize(0);
+      bool peel = ShapedType::isDynamic(rows) || rows % t[0] != 0;
+      tagClass(mm, tiles, std::make_pair(t, peel));
+    });
+    if (failed(applyScript([&](ScriptBuilder &s, Value root) {
+          for (auto [index, key] : llvm::enumerate(tiles))
+            tileClass(s, root, index, key.second, key.first);
+          tilePacking(s, root);
+        })))
+      return signalPassFailure();
+    if (failed(tileLargeStaticOps(getOperation())))
+      return signalPassFailure();
+    if (failed(applyScript(vectorize)))
+      return signalPassFailure();
+    getOperation().walk([](Operation *op) {
+      op->removeAttr(kGemmClassAttr);
+      op->removeAttr(kPackAttr);
+      op->removeAttr(kPackedAttr);
+    });
+    tx::hoistLoopAccumulators(getOperation(), testUnsafeHoist);
+    if (failed(applyScript(lowerVectors)))
+      return signalPassFailure();
+  }
+
+  /// The sizes of a list option: `defaults` when it is empty; none (and an
+  /// error) when it has another count or a size below `min`.
+  std::optional<SmallVector<int64_t>> sizes(ArrayRef<int64_t> option,
+                                            ArrayRef<int64_t> defaults,
+                                            int64_t min, StringRef message) {
+    SmallVector<int64_t> result(option.empty() ? defaults : option);
+    if (result.size() != defaults.size() ||
+        llvm::any_of(result, [&](int64_t v) { return v < min; })) {
+      getOperation().emitError(message);
+      return std::nullopt;
+    }
+    return result;
+  }
+
+  /// Builds the transform script `body` and applies it to the module.
+  LogicalResult
+  applyScript(function_ref<void(ScriptBuilder &, Value root)> body) {
+    OwningOpRef<ModuleOp> transformModule = buildScript(&getContext(), body);
+    if (failed(verify(*transformModule)))
+      return getOperation().emitError(
+          "internal error: a tiling script does not verify");
+    Operation *entry = transform::detail::findTransformEntryPoint(
+        getOperation(), *transformModule, "__transform_main");
+    if (!entry)
+      return failure();
+    return transform::applyTransformNamedSequence(
+        getOperation(), entry, *transformModule, transform::TransformOptions());
+  }
+};
+
+} // namespace

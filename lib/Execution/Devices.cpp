@@ -1,0 +1,39 @@
+//===- Devices.cpp - the devices tools run compiled modules on ------------===//
+
+#include "TxDialect/Execution/Devices.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+
+llvm::Expected<tx::Device> tx::selectDevice(llvm::StringRef name,
+                                            const char *argv0) {
+  auto error = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
+  if (name == "cpu")
+    return Device{"tx-to-cpu", ""};
+  bool emulator = name == "emulator";
+  if (!emulator && name != "cuda")
+    return error("--device must be cpu, cuda or emulator, not '" + name + "'");
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable(argv0, &anchor);
+  llvm::SmallString<256> library(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(library, "lib",
+                          emulator ? "libtx_emulator_runtime.so"
+                                   : "libtx_cuda_runtime.so");
+  if (!llvm::sys::fs::exists(library))
+    return error("--device=" + name + " needs '" + library + "'" +
+                 (emulator ? " (built with tx)"
+                           : " (built where the CUDA Toolkit's cuda.h is "
+                             "found)"));
+  // The emulated device runs the kernels' NVVM LLVM IR (format=llvm); it
+  // has no libdevice, so kernel math is the polynomial one.
+  return Device{emulator ? "tx-to-nvvm{format=llvm math=polynomial "
+                           "cuda-toolkit=none}"
+                         : "tx-to-nvvm",
+                std::string(library)};
+}

@@ -1,0 +1,168 @@
+//===- GPUPipeline.cpp - the tx-to-nvvm pipeline --------------------------===//
+
+#include "TxDialect/Pipelines/GPUPipeline.h"
+#include "TxDialect/Codegen/GPUTarget.h"
+#include "TxDialect/Conversion/TxToLinalg.h"
+#include "TxDialect/Registration/ModulePipeline.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/OptimizeForNVVM.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::tx {
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "TxDialect/Conversion/GPUPasses.h.inc"
+} // namespace mlir::tx
+
+using namespace mlir;
+
+void tx::buildTxToNVVMPipeline(OpPassManager &pm,
+                               const TxToNVVMOptions &options) {
+  std::string features = options.features.empty()
+                             ? defaultPTXFeature(options.chip)
+                             : std::string(options.features);
+  // cuda-toolkit=none: no toolkit directory and no libdevice (tools such as
+  // ptxas may still come from PATH).
+  bool noToolkit = options.cudaToolkit == "none";
+  std::string toolkit = noToolkit                     ? std::string()
+                        : options.cudaToolkit.empty() ? findCUDAToolkit()
+                                                      : std::string(options.cudaToolkit);
+  StringRef math = options.math;
+  std::string libdevice = math == "polynomial" || noToolkit
+                              ? std::string()
+                              : findLibdevice(toolkit);
+  bool approximate =
+      math == "polynomial" || (math == "auto" && libdevice.empty());
+  TxGPUCheckTargetOptions target;
+  target.toolkit = toolkit;
+  target.chip = options.chip;
+  target.features = features;
+  target.format = options.format;
+  target.math = options.math;
+  pm.addPass(createTxGPUCheckTarget(target));
+
+  pm.addPass(createTxToLinalg());
+  // Intermediate buffers are freed after their last use, as on the CPU
+  // (kernels run synchronously in the host code, so the last use on the
+  // host is the last use); tx-gpu-host-register unregisters each before
+  // its dealloc. Returned buffers are made contiguous first.
+  if (options.deallocate) {
+    pm.addPass(createTxReturnContiguous());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    bufferization::buildBufferDeallocationPipeline(
+        pm, bufferization::BufferDeallocationPipelineOptions());
+    pm.addPass(createConvertBufferizationToMemRefPass());
+  }
+  // Public functions get the _mlir_ciface_ wrappers tx-run calls.
+  pm.addPass(createTxEmitCInterface());
+  pm.addPass(createCanonicalizerPass());
+
+  // GEMMs first: they get the shared-memory tiled kernel; everything else
+  // (norms, elementwise, fills, copies) takes the parallel-loop path below.
+  TxGPUTileContractionsOptions gemm;
+  gemm.blockTile.assign(options.gemmBlockTile.begin(),
+                        options.gemmBlockTile.end());
+  gemm.threadTile.assign(options.gemmThreadTile.begin(),
+                         options.gemmThreadTile.end());
+  gemm.chip = options.chip;
+  gemm.mma = options.gemmMma;
+  gemm.splitKBlocks = options.gemmSplitKBlocks;
+  gemm.remarks = options.gemmRemarks;
+  gemm.testBreak = options.testBreakGemm;
+  gemm.mmaBlockTile.assign(options.gemmMmaBlockTile.begin(),
+                           options.gemmMmaBlockTile.end());
+  gemm.mmaWarpTile.assign(options.gemmMmaWarpTile.begin(),
+                          options.gemmMmaWarpTile.end());
+  pm.addPass(createTxGPUTileContractions(gemm));
+
+  // Reductions stay sequential loops inside the parallel dimensions; the
+  // tiling without min/max bounds keeps the block size static (a dynamic
+  // token count would otherwise stop convert-parallel-loops-to-gpu).
+  SmallVector<int64_t> loopTiles =
+      options.loopTileSizes.empty()
+          ? SmallVector<int64_t>{16, 16}
+          : SmallVector<int64_t>(options.loopTileSizes.begin(),
+                                 options.loopTileSizes.end());
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createParallelLoopTilingPass(loopTiles, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createTxGPUHostRegister());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  // ldmatrix reads 16-byte rows of the shared tiles.
+  pm.addNestedPass<gpu::GPUModuleOp>(createTxGPUAlignWorkgroupBuffers());
+
+  // gpu-lower-to-nvvm-pipeline, spelled out so that the toolkit is explicit:
+  // libdevice linked into every kernel module (math functions) and ptxas
+  // found without CUDA_HOME.
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // Without libdevice, kernel math is approximated before the module-level
+  // conversions lower the arith it expands into.
+  if (approximate)
+    pm.addNestedPass<gpu::GPUModuleOp>(createTxGPUApproximateMath());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions attach;
+  attach.triple = "nvptx64-nvidia-cuda";
+  attach.chip = options.chip;
+  attach.features = features;
+  attach.optLevel = options.optLevel;
+  if (!libdevice.empty())
+    attach.linkLibs.push_back(libdevice);
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertIndexToLLVMPassOptions indexToLLVM;
+  indexToLLVM.indexBitwidth = 64;
+  pm.addPass(createConvertIndexToLLVMPass(indexToLLVM));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createStripDebugInfoPass());
+  ConvertGpuOpsToNVVMOpsOptions gpuToNVVM;
+  gpuToNVVM.indexBitwidth = 64;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(gpuToNVVM));
+  kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  TxGPUCheckLibdeviceOptions libdeviceCheck;
+  libdeviceCheck.libdevice = libdevice;
+  pm.addPass(createTxGPUCheckLibdevice(libdeviceCheck));
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions toBinary;
+  toBinary.compilationTarget = options.format;
+  toBinary.toolkitPath = toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void tx::registerTxGPULowering() {
+  registerTxGPUPasses();
+  registerModulePipeline<TxToNVVMOptions>(
+      "tx-to-nvvm",
+      "Lower tx (or linalg on buffers) to NVVM kernels in a gpu.binary and "
+      "host code calling the mgpu* runtime",
+      buildTxToNVVMPipeline);
+}

@@ -1,0 +1,124 @@
+//===- Emulator.h - the emulated CUDA device, internals ---------*- C++ -*-===//
+//
+// The emulated device runs the kernels of tx-to-nvvm{format=llvm}: the NVVM
+// LLVM IR that would become PTX, retargeted to the host and JIT-compiled
+// (KernelModule.cpp). Each thread of a block is a fiber (Launch.cpp), so
+// barriers and warp-collective instructions (WarpOps.cpp) are exact. Every
+// global and shared memory access of a kernel is checked against the
+// allocations the device knows (Memory.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TX_RUNTIME_EMULATOR_EMULATOR_H
+#define TX_RUNTIME_EMULATOR_EMULATOR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tx::emulator {
+
+struct Statistics;
+Statistics &mutableStatistics();
+
+/// Reports a fatal device error through the error handler (TxEmulator.h).
+void reportError(const std::string &message);
+
+//===-- Special registers and runtime entry points of the rewritten IR ----===//
+
+/// The special registers `__txemu_sreg` reads (the codes the loader puts in
+/// place of llvm.nvvm.read.ptx.sreg.*).
+enum SpecialRegister : int32_t {
+  kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ,
+  kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY, kNctaidZ,
+  kLaneId, kWarpSize, kWarpId,
+};
+
+/// Warp-collective and per-thread intrinsics `__txemu_intrinsic` executes.
+/// Arguments and results travel in 16-byte slots (one per operand or result
+/// field), so the loader and the runtime agree on no struct layout.
+enum IntrinsicKind : int32_t {
+  kMmaM16N8K16F16,  // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+  kMmaM16N8K16BF16, // mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+  kMmaM16N8K8TF32,  // mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+  kLdMatrixX1, kLdMatrixX2, kLdMatrixX4,
+  kLdMatrixX1Trans, kLdMatrixX2Trans, kLdMatrixX4Trans,
+  kCvtRnaTF32, // cvt.rna.tf32.f32 (per thread)
+};
+constexpr int kSlotBytes = 16;
+constexpr int kMaxSlots = 16;
+
+bool isWarpCollective(IntrinsicKind kind);
+const char *intrinsicName(IntrinsicKind kind);
+
+/// Executes a warp-collective intrinsic for the 32 lanes of a warp: `args[l]`
+/// and `results[l]` are lane l's slots.
+void executeWarpCollective(IntrinsicKind kind, char *const *args,
+                           char *const *results);
+/// Executes a per-thread intrinsic.
+void executeThreadIntrinsic(IntrinsicKind kind, const char *args,
+                            char *results);
+
+//===-- Memory the device knows ----------------------------------------===//
+
+enum class RegionKind { DeviceAlloc, HostRegistered, Shared, ModuleGlobal };
+
+void addRegion(const void *start, uint64_t bytes, RegionKind kind,
+               std::string name = {});
+void removeRegion(const void *start);
+/// How a checked access uses memory (race tracking in shared memory).
+enum class AccessKind : int32_t {
+  Load,     // a thread reads
+  Store,    // a thread writes
+  Atomic,   // an atomic read-modify-write (never a race with another)
+  WarpLoad, // a warp-collective read (ldmatrix) for the current warp
+};
+const char *accessName(AccessKind kind);
+
+/// Checks that [address, address + bytes) lies in one known region, and in
+/// shared memory that no other thread wrote (or, for a write, read or
+/// wrote) those bytes since the block's last barrier: a missing bar.sync
+/// is a race the emulator reports, whatever order it runs threads in.
+/// `function` names the kernel function of the access, for messages.
+void checkAccess(const void *address, uint64_t bytes, AccessKind kind,
+                 const char *function);
+
+/// The block's barrier epoch: new at every block start and completed
+/// barrier (never reused, so shadow state of earlier blocks is stale).
+uint64_t currentEpoch();
+/// The current thread's linear id in its block (-1 on the host).
+int currentThreadId();
+
+//===-- Kernel modules and launches -------------------------------------===//
+
+struct Kernel;
+struct KernelModule;
+
+KernelModule *loadModule(const void *data, size_t size);
+void unloadModule(KernelModule *module);
+Kernel *getFunction(KernelModule *module, const char *name);
+/// Fills the module's shared memory with 0xff bytes (f32/f16 NaN), as a new
+/// block finds it: reads of shared memory no thread wrote show.
+void resetSharedMemory(KernelModule *module);
+void launch(Kernel *kernel, const intptr_t grid[3], const intptr_t block[3],
+            int32_t dynamicSharedBytes, void **params, size_t numParams);
+
+/// What the loader knows of a kernel.
+struct Kernel {
+  std::string name;
+  void (*entry)(void **params) = nullptr; // unpacks params, calls the kernel
+  size_t numParams = 0;
+  bool needsFibers = false; // uses barriers or warp-collectives
+  KernelModule *module = nullptr;
+};
+
+/// The thread the emulator is running now (for messages and special
+/// registers).
+struct ThreadState;
+const ThreadState *currentThread();
+std::string describeCurrentThread();
+
+} // namespace tx::emulator
+
+#endif // TX_RUNTIME_EMULATOR_EMULATOR_H

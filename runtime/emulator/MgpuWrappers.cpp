@@ -1,0 +1,164 @@
+//===- MgpuWrappers.cpp - the mgpu* ABI over the emulated device ----------===//
+//
+// The functions the host code of tx-to-nvvm calls (upstream MLIR 22.1
+// signatures, as in runtime/cuda), executed by the emulated device: memory
+// is host memory the device tracks, streams and events are in order (every
+// operation completes before its call returns), kernels run in
+// mgpuLaunchKernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emulator.h"
+#include "TxEmulator.h"
+#include "TxMemRefExtent.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace tx::emulator;
+using tx::runtime::MemRefDescriptorPrefix;
+using tx::runtime::memRefBytes;
+using tx::runtime::memRefData;
+
+#define TX_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+// Streams and events are handles only: work completes in order, at once.
+char streamTag, eventTag;
+} // namespace
+
+TX_EXPORT void *mgpuModuleLoad(void *data, size_t size) {
+  if (!data) {
+    reportError("mgpuModuleLoad: null module image");
+    return nullptr;
+  }
+  return loadModule(data, size);
+}
+
+TX_EXPORT void *mgpuModuleLoadJIT(void *, int) {
+  reportError("mgpuModuleLoadJIT: the emulated device does not run PTX; "
+              "compile with tx-to-nvvm{format=llvm}");
+  return nullptr;
+}
+
+TX_EXPORT void mgpuModuleUnload(void *module) {
+  unloadModule(static_cast<KernelModule *>(module));
+}
+
+TX_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
+  if (!module || !name) {
+    reportError("mgpuModuleGetFunction: null module or name");
+    return nullptr;
+  }
+  return getFunction(static_cast<KernelModule *>(module), name);
+}
+
+TX_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                                intptr_t gridZ, intptr_t blockX,
+                                intptr_t blockY, intptr_t blockZ, int32_t smem,
+                                void * /*stream*/, void **params,
+                                void ** /*extra*/, size_t paramsCount) {
+  if (!function)
+    return reportError("mgpuLaunchKernel: null kernel");
+  intptr_t grid[3] = {gridX, gridY, gridZ};
+  intptr_t block[3] = {blockX, blockY, blockZ};
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] < 1 || block[d] < 1 || grid[d] > (1LL << 31) - 1 ||
+        block[d] > 1024)
+      return reportError("mgpuLaunchKernel: invalid grid (" +
+                         std::to_string(gridX) + "," + std::to_string(gridY) +
+                         "," + std::to_string(gridZ) + ") or block (" +
+                         std::to_string(blockX) + "," + std::to_string(blockY) +
+                         "," + std::to_string(blockZ) + ") size");
+  if (blockX * blockY * blockZ > 1024)
+    return reportError("mgpuLaunchKernel: " +
+                       std::to_string(blockX * blockY * blockZ) +
+                       " threads per block (at most 1024)");
+  launch(static_cast<Kernel *>(function), grid, block, smem, params,
+         paramsCount);
+}
+
+TX_EXPORT void *mgpuStreamCreate() { return &streamTag; }
+TX_EXPORT void mgpuStreamDestroy(void *) {}
+TX_EXPORT void mgpuStreamSynchronize(void *) {}
+TX_EXPORT void mgpuStreamWaitEvent(void *, void *) {}
+TX_EXPORT void *mgpuEventCreate() { return &eventTag; }
+TX_EXPORT void mgpuEventDestroy(void *) {}
+TX_EXPORT void mgpuEventSynchronize(void *) {}
+TX_EXPORT void mgpuEventRecord(void *, void *) {}
+
+TX_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
+                             bool /*isHostShared*/) {
+  if (sizeBytes == 0)
+    return nullptr;
+  void *p = std::aligned_alloc(256, (sizeBytes + 255) / 256 * 256);
+  if (!p) {
+    reportError("mgpuMemAlloc: out of memory allocating " +
+                std::to_string(sizeBytes) + " bytes");
+    return nullptr;
+  }
+  addRegion(p, sizeBytes, RegionKind::DeviceAlloc);
+  return p;
+}
+
+TX_EXPORT void mgpuMemFree(void *ptr, void * /*stream*/) {
+  if (!ptr)
+    return;
+  removeRegion(ptr);
+  std::free(ptr);
+}
+
+TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                          void * /*stream*/) {
+  if (sizeBytes && (!dst || !src))
+    return reportError("mgpuMemcpy: null pointer");
+  std::memmove(dst, src, sizeBytes);
+}
+
+TX_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
+                            void * /*stream*/) {
+  auto *p = static_cast<unsigned int *>(dst);
+  for (size_t i = 0; i < count; ++i)
+    p[i] = value;
+}
+
+TX_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                            void * /*stream*/) {
+  auto *p = static_cast<unsigned short *>(dst);
+  for (size_t i = 0; i < count; ++i)
+    p[i] = value;
+}
+
+TX_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
+  addRegion(ptr, sizeBytes, RegionKind::HostRegistered);
+}
+
+TX_EXPORT void mgpuMemHostUnregister(void *ptr) {
+  if (ptr)
+    removeRegion(ptr);
+}
+
+TX_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank,
+                                         MemRefDescriptorPrefix *descriptor,
+                                         int64_t elementSizeBytes) {
+  if (!descriptor || rank < 0 || elementSizeBytes <= 0)
+    return reportError("mgpuMemHostRegisterMemRef: invalid memref descriptor");
+  mgpuMemHostRegister(memRefData(descriptor, elementSizeBytes),
+                      memRefBytes(rank, descriptor, elementSizeBytes));
+}
+
+TX_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank,
+                                           MemRefDescriptorPrefix *descriptor,
+                                           int64_t elementSizeBytes) {
+  if (!descriptor)
+    return reportError("mgpuMemHostUnregisterMemRef: invalid memref "
+                       "descriptor");
+  (void)rank;
+  mgpuMemHostUnregister(memRefData(descriptor, elementSizeBytes));
+}
+
+TX_EXPORT void mgpuSetDefaultDevice(int32_t device) {
+  if (device != 0)
+    reportError("mgpuSetDefaultDevice: the emulated device is device 0, not " +
+                std::to_string(device));
+}

@@ -1,0 +1,59 @@
+//===- TxEmulator.h - the emulated CUDA device, C++ API ---------*- C++ -*-===//
+//
+// libtx_emulator_runtime exports the mgpu* functions the host code of
+// tx-to-nvvm calls (upstream MLIR 22.1's CUDA runtime ABI, the same as
+// libtx_cuda_runtime) over an emulated device: memory is host memory,
+// streams and events run in order, and kernels are the NVVM LLVM IR of
+// tx-to-nvvm{format=llvm}, executed on the CPU with every thread of a block
+// as a fiber. `tx-run --device=emulator` loads it in place of the CUDA
+// runtime, so the host code is the one a real GPU runs.
+//
+// What it models: thread/block indices and sizes, lanes and warps,
+// bar.sync (a barrier of the block's threads), shared memory (one buffer per
+// block, filled with NaN bytes at every block start so reads of unwritten
+// shared memory show), global atomics, ldmatrix and mma.sync (m16n8k16
+// f16/bf16, m16n8k8 tf32, f32 accumulators) with the PTX ISA's fragment
+// layouts, cvt.rna.tf32.f32. Every global and shared memory access is
+// bounds-checked against the allocations it knows (device allocations,
+// registered host memory, shared memory, module globals). A kernel that
+// deadlocks (threads at different barriers, a thread exiting while others
+// wait, a warp-collective with missing lanes), accesses memory out of
+// bounds or uses an intrinsic the emulator does not implement is an error
+// naming the kernel (and block and thread), never a hang or a silent result.
+//
+// What it cannot model: timing, memory ordering beyond barriers and atomics
+// (blocks run one after another, threads of a block interleave only at
+// barriers and warp-collectives), warp divergence other than at those
+// points, wgmma/TMA (not implemented: named as unsupported).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TX_RUNTIME_EMULATOR_TXEMULATOR_H
+#define TX_RUNTIME_EMULATOR_TXEMULATOR_H
+
+#include <cstdint>
+#include <string>
+
+namespace tx::emulator {
+
+/// Called with the message of every device error (e.g. "kernel
+/// 'forward_kernel_3', block (0,1,0), thread (5,0,0): out-of-bounds 4-byte
+/// load at ..."). The host code cannot check results, so the default
+/// handler prints "tx-emulator: error: <message>" and exits with status 1.
+using ErrorHandler = void (*)(const char *message);
+ErrorHandler setErrorHandler(ErrorHandler handler);
+
+/// Counters since the process started, for tests and tools.
+struct Statistics {
+  uint64_t kernelsLaunched = 0;
+  uint64_t blocksRun = 0;
+  uint64_t threadsRun = 0;
+  uint64_t barriers = 0;          // completed block barriers
+  uint64_t warpCollectives = 0;   // executed warp-collective instructions
+  uint64_t checkedAccesses = 0;   // bounds-checked memory accesses
+};
+Statistics statistics();
+
+} // namespace tx::emulator
+
+#endif // TX_RUNTIME_EMULATOR_TXEMULATOR_H

@@ -1,0 +1,54 @@
+// Kernels that are wrong on purpose: the emulated device must report each
+// (kernel, block, thread and what happened), never hang or return garbage.
+module {
+  // Threads 32-63 skip the barrier and exit while threads 0-31 wait at it.
+  func.func @divergent_barrier(%buf: memref<64xf32>) -> memref<64xf32> {
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+      %low = arith.cmpi ult, %tx, %c32 : index
+      scf.if %low {
+        gpu.barrier
+      }
+      %v = memref.load %buf[%tx] : memref<64xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %buf[%tx] : memref<64xf32>
+      gpu.terminator
+    }
+    return %buf : memref<64xf32>
+  }
+
+  // 32 threads write a 16-element buffer: thread 16 is the first out of
+  // bounds.
+  func.func @out_of_bounds(%buf: memref<16xf32>) -> memref<16xf32> {
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %one = arith.constant 1.0 : f32
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+      %p = memref.reinterpret_cast %buf to offset: [0], sizes: [32], strides: [1]
+          : memref<16xf32> to memref<32xf32, strided<[1]>>
+      memref.store %one, %p[%tx] : memref<32xf32, strided<[1]>>
+      gpu.terminator
+    }
+    return %buf : memref<16xf32>
+  }
+
+  // A warp shuffle: not an instruction the emulated device implements.
+  func.func @unsupported(%buf: memref<32xf32>) -> memref<32xf32> {
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c1i = arith.constant 1 : i32
+    %c32i = arith.constant 32 : i32
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+      %v = memref.load %buf[%tx] : memref<32xf32>
+      %s, %ok = gpu.shuffle xor %v, %c1i, %c32i : f32
+      memref.store %s, %buf[%tx] : memref<32xf32>
+      gpu.terminator
+    }
+    return %buf : memref<32xf32>
+  }
+}

@@ -125,6 +125,19 @@ TX_CAPI_EXPORTED TxStatus txModuleCompileCpu(TxModule *module,
                                              uint64_t seed,
                                              const char *weightsDirectory,
                                              TxExecutable **outExecutable);
+/* The same on `device`: "cpu" (as txModuleCompileCpu), "emulator" (the
+ * emulated CUDA device: `pipeline` NULL means tx-to-nvvm{format=llvm
+ * math=polynomial cuda-toolkit=none}, the kernels run on the CPU, and a
+ * kernel error (out of bounds, shared-memory race, deadlock) makes the
+ * invocation fail as a failed runtime check does, with a message naming the
+ * kernel, block and thread) or "cuda" (a GPU; pipeline
+ * tx-to-nvvm). The device runtime library is found beside the library that
+ * holds this API; an unknown device or a missing runtime is
+ * TX_ERROR_INVALID_ARGUMENT. */
+TX_CAPI_EXPORTED TxStatus txModuleCompileForDevice(
+    TxModule *module, const char *device, const char *pipeline,
+    uint64_t seed, const char *weightsDirectory,
+    TxExecutable **outExecutable);
 TX_CAPI_EXPORTED void txExecutableDestroy(TxExecutable *executable);
 
 /* Calls public function `function` with `inputs` (copied). Its results are

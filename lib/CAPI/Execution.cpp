@@ -7,10 +7,14 @@
 
 #include "TxDialect-c/Engine.h"
 #include "TxDialect/Execution/CpuRunner.h"
+#include "TxDialect/Execution/Devices.h"
 
 #include "EngineInternal.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Path.h"
+
+#include <dlfcn.h>
 
 #include <cstring>
 
@@ -57,11 +61,20 @@ static TxStatus toTensor(const TxBuffer &buffer, size_t index,
   return TX_OK;
 }
 
-TxStatus txModuleCompileCpu(TxModule *module, const char *pipeline,
-                            uint64_t seed, const char *weightsDirectory,
-                            TxExecutable **outExecutable) {
-  tx::capi::clearLastError();
-  llvm::StringRef caller = "txModuleCompileCpu";
+/// The directory of the library that holds this code (libTxCompiler.so
+/// for C API users), where the device runtimes are installed too.
+static std::string thisLibraryDir() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&thisLibraryDir), &info) ||
+      !info.dli_fname)
+    return ".";
+  return std::string(llvm::sys::path::parent_path(info.dli_fname));
+}
+
+static TxStatus compileOn(llvm::StringRef caller, TxModule *module,
+                          const char *device, const char *pipeline,
+                          uint64_t seed, const char *weightsDirectory,
+                          TxExecutable **outExecutable) {
   if (outExecutable)
     *outExecutable = nullptr;
   if (!module)
@@ -70,10 +83,19 @@ TxStatus txModuleCompileCpu(TxModule *module, const char *pipeline,
   if (!outExecutable)
     return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
                           caller + ": outExecutable is NULL");
+  if (!device)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": device is NULL");
+  auto selected = tx::selectDevice(device, thisLibraryDir());
+  if (!selected)
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": " + llvm::toString(selected.takeError()));
   module->context->beginCall();
   tx::CpuRunnerOptions options;
-  if (pipeline)
-    options.pipeline = pipeline;
+  options.pipeline = pipeline ? std::string(pipeline)
+                              : selected->defaultPipeline;
+  if (!selected->runtimeLibrary.empty())
+    options.sharedLibs.push_back(selected->runtimeLibrary);
   options.weights.seed = seed;
   if (weightsDirectory)
     options.weights.directory = weightsDirectory;
@@ -86,6 +108,23 @@ TxStatus txModuleCompileCpu(TxModule *module, const char *pipeline,
   }
   *outExecutable = new TxExecutable{std::move(*runner), {}};
   return TX_OK;
+}
+
+TxStatus txModuleCompileCpu(TxModule *module, const char *pipeline,
+                            uint64_t seed, const char *weightsDirectory,
+                            TxExecutable **outExecutable) {
+  tx::capi::clearLastError();
+  return compileOn("txModuleCompileCpu", module, "cpu", pipeline, seed,
+                   weightsDirectory, outExecutable);
+}
+
+TxStatus txModuleCompileForDevice(TxModule *module, const char *device,
+                                  const char *pipeline, uint64_t seed,
+                                  const char *weightsDirectory,
+                                  TxExecutable **outExecutable) {
+  tx::capi::clearLastError();
+  return compileOn("txModuleCompileForDevice", module, device, pipeline, seed,
+                   weightsDirectory, outExecutable);
 }
 
 void txExecutableDestroy(TxExecutable *executable) { delete executable; }

@@ -247,6 +247,12 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
                                "cannot load shared library '%s': %s",
                                l.c_str(), loadError.c_str());
   }
+  // A device runtime that can hand its errors to the runner (the emulated
+  // GPU) reports them as errors of the call instead of exiting.
+  using SetErrorHandler = void (*)(void (*)(const char *));
+  if (void *set = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+          "txEmulatorSetErrorHandler"))
+    reinterpret_cast<SetErrorHandler>(set)(&detail::deviceErrorHandler);
   auto engine = ExecutionEngine::create(*lowered, engineOptions);
   if (!engine)
     return engine.takeError();
@@ -423,8 +429,13 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
                              "llvm.emit_c_interface?): %s",
                              name.str().c_str(),
                              llvm::toString(entry.takeError()).c_str());
-  if (std::optional<detail::RuntimeCheckFailure> failure =
-          detail::invokeWithRuntimeChecks(*entry, packed.data()))
+  std::optional<detail::RuntimeCheckFailure> failure =
+      detail::invokeWithRuntimeChecks(*entry, packed.data());
+  if (failure && !failure->deviceError.empty())
+    return createStringError(std::errc::invalid_argument,
+                             "'%s': device error: %s", name.str().c_str(),
+                             failure->deviceError.c_str());
+  if (failure)
     return createStringError(
         std::errc::invalid_argument, "'%s': runtime check failed: %s",
         name.str().c_str(),

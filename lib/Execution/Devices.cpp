@@ -8,8 +8,17 @@
 
 using namespace mlir;
 
+std::string tx::toolLibraryDir(const char *argv0) {
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable(argv0, &anchor);
+  llvm::SmallString<256> dir(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(dir, "lib");
+  return std::string(dir);
+}
+
 llvm::Expected<tx::Device> tx::selectDevice(llvm::StringRef name,
-                                            const char *argv0) {
+                                            llvm::StringRef libraryDir) {
   auto error = [](const llvm::Twine &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
@@ -18,12 +27,8 @@ llvm::Expected<tx::Device> tx::selectDevice(llvm::StringRef name,
   bool emulator = name == "emulator";
   if (!emulator && name != "cuda")
     return error("--device must be cpu, cuda or emulator, not '" + name + "'");
-  static int anchor;
-  std::string exe = llvm::sys::fs::getMainExecutable(argv0, &anchor);
-  llvm::SmallString<256> library(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
-  llvm::sys::path::append(library, "lib",
-                          emulator ? "libtx_emulator_runtime.so"
+  llvm::SmallString<256> library(libraryDir);
+  llvm::sys::path::append(library, emulator ? "libtx_emulator_runtime.so"
                                    : "libtx_cuda_runtime.so");
   if (!llvm::sys::fs::exists(library))
     return error("--device=" + name + " needs '" + library + "'" +

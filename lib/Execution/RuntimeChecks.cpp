@@ -6,7 +6,9 @@
 // implementation records the failure and jumps back to the runner, which
 // turns it into an llvm::Error. The jump only crosses frames of JIT-compiled
 // code (plain C calling convention, nothing to unwind); buffers the call
-// allocated before the check are leaked, once per failed call.
+// allocated before the check are leaked, once per failed call. Errors of a
+// device runtime that lets the runner handle them (the emulated GPU: out of
+// bounds, races, deadlocks) end the call the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +38,18 @@ static void runtimeCheckFailed(int64_t check, int64_t lhs, int64_t rhs) {
     std::abort();
   }
   lastFailure = {check, lhs, rhs};
+  std::longjmp(*activeCall, 1);
+}
+
+void mlir::tx::detail::deviceErrorHandler(const char *message) {
+  if (!activeCall) {
+    std::fprintf(stderr, "tx: device error: %s\n", message);
+    std::exit(1);
+  }
+  lastFailure = RuntimeCheckFailure();
+  lastFailure.deviceError = message;
+  // The error may come from a fiber of the emulated device (another stack):
+  // the jump restores the runner's stack; the device forgets the launch.
   std::longjmp(*activeCall, 1);
 }
 

@@ -5,13 +5,22 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace mlir::tx::detail {
 
 /// The arguments of a failed tx_rt_check_failed call.
 struct RuntimeCheckFailure {
   int64_t check = -1, lhs = 0, rhs = 0;
+  /// Set instead when a device runtime reported an error (check is -1).
+  std::string deviceError;
 };
+
+/// The handler the runner gives a device runtime that takes one (the
+/// emulator's txEmulatorSetErrorHandler): inside a runner call, the error
+/// ends the call and is returned; outside, it is printed and the process
+/// exits with status 1.
+void deviceErrorHandler(const char *message);
 
 /// The runner's tx_rt_check_failed (registered with the ExecutionEngine).
 void *runtimeCheckFailedAddress();

@@ -105,6 +105,10 @@ class TxBuffer(ctypes.Structure):
 txModuleCompileCpu = _declare("txModuleCompileCpu", c_int, ModulePtr,
                               c_char_p, ctypes.c_uint64, c_char_p,
                               POINTER(ExecutablePtr))
+txModuleCompileForDevice = _declare("txModuleCompileForDevice", c_int,
+                                    ModulePtr, c_char_p, c_char_p,
+                                    ctypes.c_uint64, c_char_p,
+                                    POINTER(ExecutablePtr))
 txExecutableDestroy = _declare("txExecutableDestroy", None, ExecutablePtr)
 txExecutableInvoke = _declare("txExecutableInvoke", c_int, ExecutablePtr,
                               c_char_p, POINTER(TxBuffer), c_size_t,

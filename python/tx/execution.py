@@ -83,12 +83,21 @@ def compile_cpu(self, pipeline=None, seed=0, weights_dir=None):
     """Lowers a copy of the module (default pipeline "tx-to-cpu") and
     JIT-compiles it. Weights: `<weights_dir>/<tensor>.npy`, or
     pseudo-random from `seed`."""
+    return compile_for_device(self, "cpu", pipeline, seed, weights_dir)
+
+
+def compile_for_device(self, device, pipeline=None, seed=0, weights_dir=None):
+    """The same on `device`: "cpu", "emulator" (the emulated CUDA device:
+    the GPU kernels run on the CPU; a kernel error such as an out-of-bounds
+    access raises when the function is called) or "cuda"."""
     handle = _capi.ExecutablePtr()
     _check(
-        _capi.txModuleCompileCpu(self._handle, _encode(pipeline, "pipeline"),
-                                 int(seed), _encode(weights_dir, "weights_dir"),
-                                 ctypes.byref(handle)))
+        _capi.txModuleCompileForDevice(
+            self._handle, _encode(device, "device"),
+            _encode(pipeline, "pipeline"), int(seed),
+            _encode(weights_dir, "weights_dir"), ctypes.byref(handle)))
     return Executable(handle, self)
 
 
 Module.compile_cpu = compile_cpu
+Module.compile_for_device = compile_for_device

@@ -95,7 +95,10 @@ int currentThreadId();
 struct Kernel;
 struct KernelModule;
 
+/// Never null: a module that cannot run keeps the reason, reported when one
+/// of its kernels is looked up.
 KernelModule *loadModule(const void *data, size_t size);
+KernelModule *failedModule(const std::string &why);
 void unloadModule(KernelModule *module);
 Kernel *getFunction(KernelModule *module, const char *name);
 /// Fills the module's shared memory with 0xff bytes (f32/f16 NaN), as a new

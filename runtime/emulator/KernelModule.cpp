@@ -398,52 +398,48 @@ std::once_flag initTargets;
 } // namespace
 
 KernelModule *tx::emulator::loadModule(const void *data, size_t size) {
+  // Load errors are kept in the module and reported when one of its kernels
+  // is looked up: the host code loads every module in its constructors,
+  // before any call a host could return an error from.
+  auto failed = [](const std::string &why) { return failedModule(why); };
   std::call_once(initTargets, [] {
     InitializeNativeTarget();
     InitializeNativeTargetAsmPrinter();
   });
   StringRef bytes(static_cast<const char *>(data), size);
   if (!bytes.starts_with("BC\xC0\xDE")) {
-    reportError("mgpuModuleLoad: the emulated device runs the kernel modules "
-                "of tx-to-nvvm{format=llvm} (NVVM LLVM IR bitcode); this "
-                "image is not bitcode (PTX or a cubin: format=isa/bin/fatbin "
-                "is for real GPUs)");
-    return nullptr;
+    return failed("the emulated device runs the kernel modules of "
+                  "tx-to-nvvm{format=llvm} (NVVM LLVM IR bitcode); this image "
+                  "is not bitcode (PTX or a cubin: format=isa/bin/fatbin is "
+                  "for real GPUs)");
   }
   auto context = std::make_unique<LLVMContext>();
   Expected<std::unique_ptr<Module>> parsed =
       parseBitcodeFile(MemoryBufferRef(bytes, "kernels"), *context);
   if (!parsed) {
-    reportError("mgpuModuleLoad: cannot read the kernel bitcode: " +
-                toString(parsed.takeError()));
-    return nullptr;
+    return failed("cannot read the kernel bitcode: " +
+                  toString(parsed.takeError()));
   }
   std::unique_ptr<Module> module = std::move(*parsed);
   auto builder = orc::JITTargetMachineBuilder::detectHost();
   if (!builder) {
-    reportError("mgpuModuleLoad: " + toString(builder.takeError()));
-    return nullptr;
+    return failed(toString(builder.takeError()));
   }
   auto layout = builder->getDefaultDataLayoutForTarget();
   if (!layout) {
-    reportError("mgpuModuleLoad: " + toString(layout.takeError()));
-    return nullptr;
+    return failed(toString(layout.takeError()));
   }
   module->setDataLayout(*layout);
   module->setTargetTriple(builder->getTargetTriple());
 
   std::string error;
   Rewriter rewriter(*module, error);
-  if (!rewriter.run()) {
-    auto failed = std::make_unique<KernelModule>();
-    failed->loadError = error;
-    return failed.release();
-  }
+  if (!rewriter.run())
+    return failed(error);
 
   auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(*builder).create();
   if (!jit) {
-    reportError("mgpuModuleLoad: " + toString(jit.takeError()));
-    return nullptr;
+    return failed(toString(jit.takeError()));
   }
   orc::JITDylib &dylib = (*jit)->getMainJITDylib();
   orc::SymbolMap runtime;
@@ -456,20 +452,17 @@ KernelModule *tx::emulator::loadModule(const void *data, size_t size) {
   add("__txemu_intrinsic", reinterpret_cast<void *>(&__txemu_intrinsic));
   add("__txemu_check", reinterpret_cast<void *>(&__txemu_check));
   if (Error e = dylib.define(orc::absoluteSymbols(std::move(runtime)))) {
-    reportError("mgpuModuleLoad: " + toString(std::move(e)));
-    return nullptr;
+    return failed(toString(std::move(e)));
   }
   auto process = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       layout->getGlobalPrefix());
   if (!process) {
-    reportError("mgpuModuleLoad: " + toString(process.takeError()));
-    return nullptr;
+    return failed(toString(process.takeError()));
   }
   dylib.addGenerator(std::move(*process));
   if (Error e = (*jit)->addIRModule(
           orc::ThreadSafeModule(std::move(module), std::move(context)))) {
-    reportError("mgpuModuleLoad: " + toString(std::move(e)));
-    return nullptr;
+    return failed(toString(std::move(e)));
   }
 
   auto result = std::make_unique<KernelModule>();
@@ -477,15 +470,14 @@ KernelModule *tx::emulator::loadModule(const void *data, size_t size) {
   auto lookup = [&](const std::string &name) -> void * {
     auto address = result->jit->lookup(name);
     if (!address) {
-      reportError("mgpuModuleLoad: " + toString(address.takeError()));
-      return nullptr;
+      return failed(toString(address.takeError()));
     }
     return address->toPtr<void *>();
   };
   for (auto &[name, size] : rewriter.sharedGlobals) {
     char *address = static_cast<char *>(lookup(name));
     if (!address)
-      return nullptr;
+      return result.release();
     result->shared.push_back({address, size});
     addRegion(address, size, RegionKind::Shared, name);
     result->regions.push_back(address);
@@ -493,14 +485,14 @@ KernelModule *tx::emulator::loadModule(const void *data, size_t size) {
   for (auto &[name, size] : rewriter.otherGlobals) {
     void *address = lookup(name);
     if (!address)
-      return nullptr;
+      return result.release();
     addRegion(address, size, RegionKind::ModuleGlobal, name);
     result->regions.push_back(address);
   }
   for (auto &[name, numParams] : rewriter.kernels) {
     void *entry = lookup(name + ".txemu");
     if (!entry)
-      return nullptr;
+      return result.release();
     auto kernel = std::make_unique<Kernel>();
     kernel->name = name;
     kernel->entry = reinterpret_cast<void (*)(void **)>(entry);
@@ -510,6 +502,12 @@ KernelModule *tx::emulator::loadModule(const void *data, size_t size) {
     result->kernels[name] = std::move(kernel);
   }
   return result.release();
+}
+
+KernelModule *tx::emulator::failedModule(const std::string &why) {
+  auto module = std::make_unique<KernelModule>();
+  module->loadError = why;
+  return module.release();
 }
 
 void tx::emulator::unloadModule(KernelModule *module) {
@@ -522,7 +520,8 @@ void tx::emulator::unloadModule(KernelModule *module) {
 
 Kernel *tx::emulator::getFunction(KernelModule *module, const char *name) {
   if (!module->loadError.empty()) {
-    reportError(std::string("kernel '") + name + "': " + module->loadError);
+    reportError(std::string("kernel '") + name + "': cannot load its module: " +
+                module->loadError);
     return nullptr;
   }
   auto it = module->kernels.find(name);

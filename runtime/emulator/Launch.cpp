@@ -224,7 +224,16 @@ ErrorHandler tx::emulator::setErrorHandler(ErrorHandler handler) {
 }
 
 void tx::emulator::reportError(const std::string &message) {
+  // A handler may not return (the runner's jumps back to its caller): the
+  // launch in progress is over either way.
+  runningBlock = nullptr;
+  runningThread = nullptr;
   errorHandler(message.c_str());
+}
+
+extern "C" __attribute__((visibility("default"))) void
+txEmulatorSetErrorHandler(void (*handler)(const char *)) {
+  tx::emulator::setErrorHandler(handler);
 }
 
 const ThreadState *tx::emulator::currentThread() { return runningThread; }

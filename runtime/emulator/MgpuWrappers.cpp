@@ -36,9 +36,8 @@ TX_EXPORT void *mgpuModuleLoad(void *data, size_t size) {
 }
 
 TX_EXPORT void *mgpuModuleLoadJIT(void *, int) {
-  reportError("mgpuModuleLoadJIT: the emulated device does not run PTX; "
-              "compile with tx-to-nvvm{format=llvm}");
-  return nullptr;
+  return failedModule("the emulated device does not run PTX; compile with "
+                      "tx-to-nvvm{format=llvm}");
 }
 
 TX_EXPORT void mgpuModuleUnload(void *module) {

@@ -285,9 +285,59 @@ static void testExecution(TxContext *ctx, const char *llama) {
   report("unknown function",
          txExecutableInvoke(exe, "backward", inputs, 3, NULL, 0));
   report("invoke NULL", txExecutableInvoke(NULL, "forward", inputs, 3, NULL, 0));
+
+  /* The same function on the emulated CUDA device: the GPU kernels run on
+   * the CPU and give the CPU's numbers. */
+  TxExecutable *emu = NULL;
+  report("compile bad device",
+         txModuleCompileForDevice(module, "tpu", NULL, 0, NULL, &emu));
+  report("compile emulator",
+         txModuleCompileForDevice(module, "emulator", NULL, 0, NULL, &emu));
+  float emuOut[T * 64];
+  TxBuffer emuOutputs[1] = {{emuOut, xShape, 2}};
+  report("invoke emulator",
+         txExecutableInvoke(emu, "forward", inputs, 3, emuOutputs, 1));
+  float worst = 0;
+  for (int i = 0; i < T * 64; ++i) {
+    float d = emuOut[i] - out[i];
+    d = d < 0 ? -d : d;
+    worst = d > worst ? d : worst;
+  }
+  printf("emulator matches cpu: %d\n", worst < 1e-4f);
+  txExecutableDestroy(emu);
   txExecutableDestroy(exe);
   txExecutableDestroy(NULL);
   txModuleDestroy(module);
+
+  /* A kernel error on the emulated device is an error of the call, not the
+   * end of the process. */
+  static const char *outOfBounds =
+      "func.func @oob(%buf: memref<16xf32>) -> memref<16xf32> {\n"
+      "  %c1 = arith.constant 1 : index\n"
+      "  %c32 = arith.constant 32 : index\n"
+      "  %one = arith.constant 1.0 : f32\n"
+      "  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)\n"
+      "      threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {\n"
+      "    %p = memref.reinterpret_cast %buf to offset: [0], sizes: [32], "
+      "strides: [1] : memref<16xf32> to memref<32xf32, strided<[1]>>\n"
+      "    memref.store %one, %p[%tx] : memref<32xf32, strided<[1]>>\n"
+      "    gpu.terminator\n"
+      "  }\n"
+      "  return %buf : memref<16xf32>\n"
+      "}\n";
+  TxModule *bad = NULL;
+  txModuleParse(ctx, outOfBounds, "oob.mlir", &bad);
+  report("compile oob",
+         txModuleCompileForDevice(bad, "emulator",
+                                  "tx-to-nvvm{format=llvm math=polynomial "
+                                  "cuda-toolkit=none deallocate=false}",
+                                  0, NULL, &emu));
+  float buf[16] = {0};
+  int64_t bufShape[] = {16};
+  TxBuffer bufInput[1] = {{buf, bufShape, 1}};
+  report("invoke oob", txExecutableInvoke(emu, "oob", bufInput, 1, NULL, 0));
+  txExecutableDestroy(emu);
+  txModuleDestroy(bad);
 }
 
 // CHECK-LABEL: == execution
@@ -306,6 +356,12 @@ static void testExecution(TxContext *ctx, const char *llama) {
 // CHECK-NEXT: huge input: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: input 0 has more than 4294967296 elements
 // CHECK-NEXT: unknown function: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: {{.*}}backward
 // CHECK: invoke NULL: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: executable is NULL
+// CHECK-NEXT: compile bad device: TX_ERROR_INVALID_ARGUMENT: txModuleCompileForDevice: --device must be cpu, cuda or emulator, not 'tpu'
+// CHECK-NEXT: compile emulator: TX_OK
+// CHECK-NEXT: invoke emulator: TX_OK
+// CHECK-NEXT: emulator matches cpu: 1
+// CHECK-NEXT: compile oob: TX_OK
+// CHECK-NEXT: invoke oob: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: 'oob': device error: kernel 'oob_kernel', block (0,0,0), thread (16,0,0): out-of-bounds 4-byte store
 
 int main(int argc, char **argv) {
   if (argc != 2) {

@@ -76,3 +76,17 @@ def test_bad_pipeline(llama_text):
     with pytest.raises(tx.TxError) as info:
         tx.Module.parse(llama_text).compile_cpu(pipeline="tx-bogus")
     assert info.value.status == "TX_ERROR_EXECUTION"
+
+
+def test_emulated_gpu(llama_text):
+    # The GPU kernels of tx-to-nvvm, run on the emulated CUDA device, give
+    # the CPU lowering's numbers.
+    module = tx.Module.parse(llama_text)
+    y_cpu, = module.compile_cpu(seed=7).invoke("forward", *inputs())
+    y_emu, = module.compile_for_device("emulator", seed=7).invoke(
+        "forward", *inputs())
+    np.testing.assert_allclose(y_emu, y_cpu, rtol=1e-4, atol=1e-5)
+    with pytest.raises(tx.TxError) as info:
+        module.compile_for_device("tpu")
+    assert info.value.status == "TX_ERROR_INVALID_ARGUMENT"
+    assert "must be cpu, cuda or emulator, not 'tpu'" in str(info.value)

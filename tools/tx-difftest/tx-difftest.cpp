@@ -347,7 +347,7 @@ int main(int argc, char **argv) {
     return badOption("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
   if (entry.empty())
     return badOption("-e needs a function name");
-  auto selected = tx::selectDevice(device, argv[0]);
+  auto selected = tx::selectDevice(device, tx::toolLibraryDir(argv[0]));
   if (!selected)
     return badOption(llvm::toString(selected.takeError()));
   if (!selected->runtimeLibrary.empty()) {

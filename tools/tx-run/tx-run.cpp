@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
     return fail("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
   if (entry.empty())
     return fail("-e needs a function name");
-  auto selected = tx::selectDevice(device, argv[0]);
+  auto selected = tx::selectDevice(device, tx::toolLibraryDir(argv[0]));
   if (!selected)
     return fail(llvm::toString(selected.takeError()));
   if (!weightsDir.empty() && !llvm::sys::fs::is_directory(weightsDir))

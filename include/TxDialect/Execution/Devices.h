@@ -4,7 +4,8 @@
 // on a CUDA GPU (tx-to-nvvm, host code calling libtx_cuda_runtime) or on the
 // emulated CUDA device (tx-to-nvvm{format=llvm math=polynomial}, host code
 // calling libtx_emulator_runtime, kernels executed on the CPU). The runtime
-// libraries live in `lib/` beside the tool's `bin/`.
+// libraries live in `lib/` beside the tools' `bin/` (and beside
+// libTxCompiler.so, for the C API and Python).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,9 +27,14 @@ struct Device {
 };
 
 /// The device named `name` ("cpu", "cuda" or "emulator"), its runtime
-/// library found beside the executable `argv0`; an error naming the device
-/// or the missing library otherwise.
-llvm::Expected<Device> selectDevice(llvm::StringRef name, const char *argv0);
+/// library found in `libraryDir`; an error naming the device or the missing
+/// library otherwise.
+llvm::Expected<Device> selectDevice(llvm::StringRef name,
+                                    llvm::StringRef libraryDir);
+
+/// The `lib/` beside the `bin/` of the executable `argv0` (where a tool
+/// finds the runtime libraries).
+std::string toolLibraryDir(const char *argv0);
 
 } // namespace mlir::tx
 

@@ -41,6 +41,10 @@ namespace tx::emulator {
 /// load at ..."). The host code cannot check results, so the default
 /// handler prints "tx-emulator: error: <message>" and exits with status 1.
 using ErrorHandler = void (*)(const char *message);
+/// A handler that does not return (e.g. jumps back to the caller of the
+/// host code, as tx's runner does) ends the launch in progress. The C entry
+/// point `txEmulatorSetErrorHandler` does the same, for hosts that load the
+/// library at run time (the runner finds it by that name).
 ErrorHandler setErrorHandler(ErrorHandler handler);
 
 /// Counters since the process started, for tests and tools.

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TxDialect/Execution/CpuRunner.h"
+#include "TxDialect/Execution/Elements.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"

@@ -1,12 +1,15 @@
 //===- Weights.cpp - checkpoint tensors bound to weight globals -----------===//
 
 #include "TxDialect/Conversion/TxToLinalg.h"
-#include "TxDialect/Execution/CpuRunner.h"
+#include "TxDialect/Execution/Weights.h"
+#include "TxDialect/Execution/Npy.h"
 #include "TxDialect/TxOps.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -132,4 +135,21 @@ llvm::Expected<std::vector<float>> tx::loadWeight(const WeightBinding &binding,
               data.begin() + piece.rowOffset * rowSize);
   }
   return data;
+}
+
+Tensor tx::defaultCheckpointTensor(StringRef name, std::vector<int64_t> shape,
+                                   uint64_t seed) {
+  Tensor t = randomTensor(name, shape, seed);
+  if (shape.size() >= 2) {
+    float s = 1.0f / std::sqrt(static_cast<float>(shape.back()));
+    for (float &v : t.data)
+      v *= s;
+  } else if (name.ends_with(".bias")) {
+    for (float &v : t.data)
+      v *= 0.1f;
+  } else {
+    for (float &v : t.data)
+      v = 1.0f + 0.1f * v;
+  }
+  return t;
 }

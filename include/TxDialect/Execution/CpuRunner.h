@@ -26,6 +26,11 @@
 #ifndef TXDIALECT_EXECUTION_CPURUNNER_H
 #define TXDIALECT_EXECUTION_CPURUNNER_H
 
+#include "TxDialect/Execution/Elements.h"
+#include "TxDialect/Execution/Npy.h"
+#include "TxDialect/Execution/Tensor.h"
+#include "TxDialect/Execution/Weights.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
@@ -41,109 +46,6 @@
 namespace mlir {
 class ExecutionEngine;
 namespace tx {
-
-//===----------------------------------------------------------------------===//
-// Tensors and .npy files
-//===----------------------------------------------------------------------===//
-
-/// A dense host tensor in C (row-major) order. Element type f32; a rank-0
-/// tensor is a scalar (an f32 function argument, or a memref<f32>).
-struct Tensor {
-  std::vector<int64_t> shape;
-  std::vector<float> data;
-
-  Tensor() = default;
-  Tensor(std::vector<int64_t> shape, std::vector<float> data)
-      : shape(std::move(shape)), data(std::move(data)) {}
-  /// A tensor of `shape` filled with zeros.
-  static Tensor zeros(std::vector<int64_t> shape);
-  static int64_t numElements(const std::vector<int64_t> &shape);
-  /// The most elements a runner tensor may have (16 GiB of f32): larger
-  /// shapes are input errors, not allocations that abort the process.
-  static constexpr int64_t kMaxElements = int64_t(1) << 32;
-  /// numElements, or std::nullopt for a negative dimension or more than
-  /// kMaxElements elements (no overflow on the way).
-  static std::optional<int64_t>
-  checkedNumElements(const std::vector<int64_t> &shape);
-  int64_t numElements() const { return numElements(shape); }
-  /// "2x64xf32".
-  std::string typeString() const;
-};
-
-/// Reads a `.npy` file: little-endian f32 (`<f4`), C order, format 1.0-3.0.
-/// Anything else is an error that says what the file holds.
-llvm::Expected<Tensor> readNpy(llvm::StringRef path);
-/// Writes `t` as a format 1.0 `.npy` file of `<f4`.
-llvm::Error writeNpy(llvm::StringRef path, const Tensor &t);
-
-/// Uniform pseudo-random values in [-1, 1), a pure function of (`name`,
-/// `seed`, element index): splitmix64 over a hash of the name and the seed.
-Tensor randomTensor(llvm::StringRef name, std::vector<int64_t> shape,
-                    uint64_t seed);
-
-/// The default value of checkpoint tensor `name` of `shape` for `seed`,
-/// scaled like a trained model so activations stay O(1): 2-D and larger
-/// tensors u / sqrt(last dim), `*.bias` 0.1 u, other 1-D tensors (norm
-/// weights) 1 + 0.1 u, with u = randomTensor(name, shape, seed).
-Tensor defaultCheckpointTensor(llvm::StringRef name,
-                               std::vector<int64_t> shape, uint64_t seed);
-
-//===----------------------------------------------------------------------===//
-// Weights
-//===----------------------------------------------------------------------===//
-
-/// Where checkpoint tensors come from.
-struct WeightSource {
-  /// Seed of the pseudo-random tensors (when `directory` is empty).
-  uint64_t seed = 0;
-  /// A directory of `<tensor name>.npy` files; empty: pseudo-random.
-  std::string directory;
-};
-
-/// One piece of a global: rows [rowOffset, rowOffset + rows) are checkpoint
-/// tensor `tensor` (the whole global when it is not stacked).
-struct WeightPiece {
-  std::string tensor;
-  int64_t rowOffset = 0;
-  int64_t rows = 0;
-};
-
-/// The element types the runner passes: tensors are f32 on its interface
-/// (Tensor, .npy files); a 16-bit memref or weight is converted at the
-/// boundary (rounded to nearest even on the way in, exact on the way out).
-enum class ElementType { F32, F16, BF16 };
-
-/// The ElementType of `type`, or std::nullopt when the runner cannot pass it.
-std::optional<ElementType> runnerElementType(Type type);
-
-/// Bytes of one element of `element`.
-inline size_t elementBytes(ElementType element) {
-  return element == ElementType::F32 ? 4 : 2;
-}
-
-/// Writes `count` floats into `out` as `element` (which must not be F32
-/// for the 16-bit forms) / reads them back.
-void storeElements(const float *in, size_t count, ElementType element,
-                   void *out);
-void loadElements(const void *in, size_t count, ElementType element,
-                  float *out);
-
-/// A global of the lowered module and the checkpoint tensors that fill it.
-struct WeightBinding {
-  std::string global;
-  std::vector<int64_t> shape;
-  std::vector<WeightPiece> pieces;
-  ElementType element = ElementType::F32;
-};
-
-/// The weight globals that tx-to-linalg makes of `module`'s tx.layer and
-/// tx.param (or that a lowered module already holds, tagged with
-/// `tx.checkpoint`). Fails on a weight that is not f32, f16 or bf16.
-llvm::Expected<std::vector<WeightBinding>> collectWeightBindings(ModuleOp module);
-
-/// The contents of `binding`'s global, row-major, read from `source`.
-llvm::Expected<std::vector<float>> loadWeight(const WeightBinding &binding,
-                                              const WeightSource &source);
 
 //===----------------------------------------------------------------------===//
 // The runner

@@ -1,0 +1,26 @@
+//===- Npy.h - .npy files ---------------------------------------*- C++ -*-===//
+//
+// The .npy files the runner reads and writes (little-endian f32, C order).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TXDIALECT_EXECUTION_NPY_H
+#define TXDIALECT_EXECUTION_NPY_H
+
+#include "TxDialect/Execution/Tensor.h"
+
+#include "llvm/Support/Error.h"
+
+namespace mlir {
+namespace tx {
+
+/// Reads a `.npy` file: little-endian f32 (`<f4`), C order, format 1.0-3.0.
+/// Anything else is an error that says what the file holds.
+llvm::Expected<Tensor> readNpy(llvm::StringRef path);
+/// Writes `t` as a format 1.0 `.npy` file of `<f4`.
+llvm::Error writeNpy(llvm::StringRef path, const Tensor &t);
+
+} // namespace tx
+} // namespace mlir
+
+#endif // TXDIALECT_EXECUTION_NPY_H

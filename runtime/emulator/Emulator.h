@@ -116,10 +116,8 @@ struct Kernel {
   KernelModule *module = nullptr;
 };
 
-/// The thread the emulator is running now (for messages and special
-/// registers).
-struct ThreadState;
-const ThreadState *currentThread();
+/// "kernel 'k', block (x,y,z), thread (x,y,z)" of the thread running now
+/// ("host" outside a launch), for messages.
 std::string describeCurrentThread();
 
 } // namespace tx::emulator

@@ -236,8 +236,6 @@ txEmulatorSetErrorHandler(void (*handler)(const char *)) {
   tx::emulator::setErrorHandler(handler);
 }
 
-const ThreadState *tx::emulator::currentThread() { return runningThread; }
-
 uint64_t tx::emulator::currentEpoch() {
   return runningBlock ? runningBlock->epoch : 0;
 }

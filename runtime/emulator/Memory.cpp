@@ -64,13 +64,18 @@ const char *kindName(RegionKind kind) {
   return "region";
 }
 
-std::string describeRegion(uintptr_t start, const Region &r) {
+/// " at 0x..." for messages.
+std::string at(uintptr_t address) {
   char buf[64];
-  std::snprintf(buf, sizeof(buf), " at 0x%" PRIxPTR, start);
+  std::snprintf(buf, sizeof(buf), " at 0x%" PRIxPTR, address);
+  return buf;
+}
+
+std::string describeRegion(uintptr_t start, const Region &r) {
   std::string s = std::to_string(r.bytes) + "-byte " + kindName(r.kind);
   if (!r.name.empty())
     s += " '" + r.name + "'";
-  return s + buf;
+  return s + at(start);
 }
 } // namespace
 
@@ -232,11 +237,9 @@ static void reportOutOfBounds(const void *address, uint64_t bytes,
       nearest = std::to_string(it->first - a) + " byte(s) before the " +
                 describeRegion(it->first, it->second);
   }
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), " at 0x%" PRIxPTR, a);
   reportError(describeCurrentThread() + ": out-of-bounds " +
               std::to_string(bytes) + "-byte " + what + " in '" + function +
-              "'" + buf +
+              "'" + at(a) +
               (nearest.empty()
                    ? std::string(" (no allocation of the device is near)")
                    : " (" + nearest + ")"));
@@ -255,11 +258,9 @@ void tx::emulator::checkAccess(const void *address, uint64_t bytes,
   std::string race = trackShared(*region, a - start, bytes, kind);
   if (race.empty())
     return;
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), " at 0x%" PRIxPTR, a);
   reportError(describeCurrentThread() + ": shared-memory race: " +
               std::to_string(bytes) + "-byte " + accessName(kind) + " in '" +
-              function + "'" + buf + " (offset " + std::to_string(a - start) +
+              function + "'" + at(a) + " (offset " + std::to_string(a - start) +
               " of '" + region->name + "') " + race +
               " (a missing bar.sync?)");
 }

@@ -14,7 +14,9 @@
 # fused) on the GPU against the CPU result, and a table of the fused QKV and
 # gate/up GEMMs (hidden 4096) against cuBLAS for decode (M=1, 16) and prefill
 # (M=512, 2048) shapes, in bf16, f16 (tensor cores), tf32 and f32; each
-# result checked exactly (bench/gpu/gemm.mlir.in).
+# result checked exactly (bench/gpu/gemm.mlir.in); the decoder layer's
+# end-to-end latency per call at 1, 16, 512 and 2048 tokens, eager and as a
+# CUDA graph, beside the cuBLAS time of its GEMMs alone.
 #
 # Environment: EMU_SHAPES (the emulator's GEMM shapes, MxNxK, default
 # "1x6144x4096 16x6144x4096"), BUILD_DIR (default build-gpu-bench), CUDA_HOME
@@ -187,6 +189,38 @@ for variant in unfused fused fused-tf32 fused-bf16; do
   compare "$WORK/gpu_$variant/forward.0.npy" "$WORK/cpu_$variant/forward.0.npy" \
     "$variant" "$rtol"
 done
+
+# End-to-end latency of the decoder layer (examples/llama_decoder_layer.mlir,
+# f32) under the execution model of tx-to-nvvm: weights resident, one stream
+# and one synchronisation per call, eager (37 launches) and as a CUDA graph
+# (cudagraph_mode = full: one cuGraphLaunch per call), at decode (1, 16
+# tokens) and prefill (512, 2048), beside the cuBLAS time of the layer's
+# seven projection GEMMs alone, back to back (the lower bound of a layer
+# whose every other op were free): what is not GEMM shows as the ratio.
+step "decoder layer latency: eager, graphed, cuBLAS GEMM-only bound"
+sed 's/#tx.config<tp_size = 1>/#tx.config<tp_size = 1, cudagraph_mode = full>/' \
+  "$EXAMPLE" > "$WORK/llama_graph.mlir"
+LAYER_GEMMS="64:64 32:64 32:64 64:64 128:64 128:64 64:128" # N:K of q k v o gate up down
+printf "%6s | %11s %11s | %11s | %7s %7s\n" tokens "eager ms" "graph ms" \
+  "cuBLAS ms" "eager/" "graph/"
+for m in 1 16 512 2048; do
+  run_ms() { # module -> median ms of 20 calls after the first
+    "$TXRUN" "$1" -e forward --tokens "$m" --device=cuda --repeat 21 \
+      --pipeline="tx-to-nvvm{chip=$CHIP format=bin}" |
+      sed -n 's/.* run \([0-9.e-]*\) s (median.*/\1/p' |
+      python3 -c "import sys; print(float(sys.stdin.read()) * 1e3)"
+  }
+  eager=$(run_ms "$EXAMPLE")
+  graph=$(run_ms "$WORK/llama_graph.mlir")
+  bound=0
+  for g in $LAYER_GEMMS; do
+    read -r _ _ _ _ _ _ cb < <("$WORK/cublas_gemm" f32 "$m" "${g%%:*}" "${g##*:}" "$ITERS")
+    bound=$(python3 -c "print($bound + $cb * 1e3)")
+  done
+  python3 -c "print(f'{$m:6d} | {$eager:11.4f} {$graph:11.4f} | {$bound:11.4f} | {$eager/$bound:7.2f} {$graph/$bound:7.2f}')"
+done
+echo "   ms per call (tx-run --repeat 21: median of the 20 after the first)."
+echo "   eager/, graph/ = tx time / cuBLAS GEMM-only time (1 = nothing but GEMMs)."
 
 step "GEMM throughput against cuBLAS (K=$HIDDEN, $ITERS calls each)"
 RUNNER_LIBS=$RUNTIME,$LLVM/lib/libmlir_runner_utils.so,$LLVM/lib/libmlir_c_runner_utils.so

@@ -13,7 +13,7 @@ LLVM=/usr/lib/llvm-22
 PACKAGES=(
   cmake ninja-build g++ pkg-config
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  python3 python3-numpy python3-pytest
+  python3 python3-numpy python3-pytest python3-torch
   libopenblas-dev
   libopenmpi-dev openmpi-bin
 )

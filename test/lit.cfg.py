@@ -102,6 +102,10 @@ try:
     config.available_features.add("numpy")
 except ImportError:
     pass
+# The frontend's checks against PyTorch (python3-torch) say `REQUIRES: torch`.
+import importlib.util
+if importlib.util.find_spec("torch") is not None:
+    config.available_features.add("torch")
 # The Python package's tests (test/python) run with the Python that runs
 # lit (Debian's python3), which has python3-pytest and python3-numpy.
 import sys

@@ -117,13 +117,18 @@ typedef struct TxBuffer {
 } TxBuffer;
 
 /* Lowers a copy of the module with `pipeline` (NULL: "tx-to-cpu") and
- * JIT-compiles it. Weights are read from `weightsDirectory/<tensor>.npy`
- * or, when it is NULL, are pseudo-random from `seed`. The module is not
- * changed. */
+ * JIT-compiles it. Weights are read from `weightsPath`: a directory of
+ * `<tensor>.npy` files, a `.safetensors` file, a sharded checkpoint's
+ * `model.safetensors.index.json`, or a directory holding
+ * `model.safetensors[.index.json]`; when it is NULL they are pseudo-random
+ * from `seed`. A missing or malformed checkpoint is
+ * TX_ERROR_INVALID_ARGUMENT, a tensor missing from it or of another shape
+ * TX_ERROR_EXECUTION (messages name the file and the tensor). The module
+ * is not changed. */
 TX_CAPI_EXPORTED TxStatus txModuleCompileCpu(TxModule *module,
                                              const char *pipeline,
                                              uint64_t seed,
-                                             const char *weightsDirectory,
+                                             const char *weightsPath,
                                              TxExecutable **outExecutable);
 /* The same on `device`: "cpu" (as txModuleCompileCpu), "emulator" (the
  * emulated CUDA device: `pipeline` NULL means tx-to-nvvm{format=llvm
@@ -136,7 +141,7 @@ TX_CAPI_EXPORTED TxStatus txModuleCompileCpu(TxModule *module,
  * TX_ERROR_INVALID_ARGUMENT. */
 TX_CAPI_EXPORTED TxStatus txModuleCompileForDevice(
     TxModule *module, const char *device, const char *pipeline,
-    uint64_t seed, const char *weightsDirectory,
+    uint64_t seed, const char *weightsPath,
     TxExecutable **outExecutable);
 TX_CAPI_EXPORTED void txExecutableDestroy(TxExecutable *executable);
 

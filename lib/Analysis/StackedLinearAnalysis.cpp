@@ -95,9 +95,7 @@ StackedLinearAnalysis::findSiblingGroups(FunctionOpInterface func) {
     if (!layer)
       return;
     Value input = call.getInput();
-    Value root = input;
-    while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
-      root = view.getViewSource();
+    Value root = getViewRoot(input);
     Key key{input.getType(), static_cast<int64_t>(layer.getInFeatures()),
             layer.getDtype(), layer.getBias() ? 1 : 0, root};
     auto &reps = buckets[key];

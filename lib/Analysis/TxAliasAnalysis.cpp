@@ -203,9 +203,7 @@ static bool provablyDisjoint(Value lhs, Value rhs) {
 // Alias queries
 //===----------------------------------------------------------------------===//
 
-/// The buffer `value` is a view of: followed through view-like ops (subview,
-/// reshape, cast, tx.view, ...) to the value they start from.
-static Value viewRoot(Value value) {
+Value tx::getViewRoot(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
     if (view.getViewDest() != value)
       break;
@@ -245,7 +243,7 @@ AliasResult TxAliasAnalysis::aliasImpl(Value lhs, Value rhs) {
   // operands) of the two values. A fresh allocation is disjoint from a
   // module global (weights, norm parameters after lowering): upstream
   // answers MayAlias, as it knows nothing of what a get_global returns.
-  Value lhsRoot = viewRoot(lhs), rhsRoot = viewRoot(rhs);
+  Value lhsRoot = getViewRoot(lhs), rhsRoot = getViewRoot(rhs);
   if ((isFreshAllocation(lhsRoot) &&
        rhsRoot.getDefiningOp<memref::GetGlobalOp>()) ||
       (isFreshAllocation(rhsRoot) &&

@@ -73,7 +73,7 @@ static std::string thisLibraryDir() {
 
 static TxStatus compileOn(llvm::StringRef caller, TxModule *module,
                           const char *device, const char *pipeline,
-                          uint64_t seed, const char *weightsDirectory,
+                          uint64_t seed, const char *weightsPath,
                           TxExecutable **outExecutable) {
   if (outExecutable)
     *outExecutable = nullptr;
@@ -97,8 +97,12 @@ static TxStatus compileOn(llvm::StringRef caller, TxModule *module,
   if (!selected->runtimeLibrary.empty())
     options.sharedLibs.push_back(selected->runtimeLibrary);
   options.weights.seed = seed;
-  if (weightsDirectory)
-    options.weights.directory = weightsDirectory;
+  if (weightsPath)
+    options.weights.path = weightsPath;
+  // A missing or malformed checkpoint is the caller's argument.
+  if (llvm::Error e = tx::openWeightSource(options.weights))
+    return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
+                          caller + ": " + llvm::toString(std::move(e)));
   auto runner = tx::CpuRunner::compile(*module->module, options);
   if (!runner) {
     std::string message = llvm::toString(runner.takeError());
@@ -111,20 +115,20 @@ static TxStatus compileOn(llvm::StringRef caller, TxModule *module,
 }
 
 TxStatus txModuleCompileCpu(TxModule *module, const char *pipeline,
-                            uint64_t seed, const char *weightsDirectory,
+                            uint64_t seed, const char *weightsPath,
                             TxExecutable **outExecutable) {
   tx::capi::clearLastError();
   return compileOn("txModuleCompileCpu", module, "cpu", pipeline, seed,
-                   weightsDirectory, outExecutable);
+                   weightsPath, outExecutable);
 }
 
 TxStatus txModuleCompileForDevice(TxModule *module, const char *device,
                                   const char *pipeline, uint64_t seed,
-                                  const char *weightsDirectory,
+                                  const char *weightsPath,
                                   TxExecutable **outExecutable) {
   tx::capi::clearLastError();
   return compileOn("txModuleCompileForDevice", module, device, pipeline, seed,
-                   weightsDirectory, outExecutable);
+                   weightsPath, outExecutable);
 }
 
 void txExecutableDestroy(TxExecutable *executable) { delete executable; }

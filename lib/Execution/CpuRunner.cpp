@@ -3,6 +3,7 @@
 #include "TxDialect/Execution/CpuRunner.h"
 #include "RuntimeChecks.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
+#include "TxDialect/Conversion/ProfileOps.h"
 #include "TxDialect/InitAllTx.h"
 #include "llvm/Support/DynamicLibrary.h"
 
@@ -107,7 +108,39 @@ struct WeightCollector : public PassInstrumentation {
 };
 } // namespace
 
-CpuRunner::~CpuRunner() = default;
+/// Calls a no-argument function of the lowered module if it has one (the
+/// device-resident weights' load and release of tx-to-nvvm); a device error
+/// or failed runtime check it raises becomes the error.
+static llvm::Error callIfPresent(ExecutionEngine &engine, llvm::StringRef name,
+                                 ArrayAttr runtimeChecks) {
+  auto entry = engine.lookupPacked(name);
+  if (!entry) {
+    llvm::consumeError(entry.takeError());
+    return llvm::Error::success();
+  }
+  void *none = nullptr;
+  std::optional<tx::detail::RuntimeCheckFailure> failure =
+      tx::detail::invokeWithRuntimeChecks(*entry, &none);
+  if (failure && !failure->deviceError.empty())
+    return createStringError(std::errc::invalid_argument,
+                             "'%s': device error: %s", name.str().c_str(),
+                             failure->deviceError.c_str());
+  if (failure)
+    return createStringError(
+        std::errc::invalid_argument, "'%s': runtime check failed: %s",
+        name.str().c_str(),
+        formatRuntimeCheckFailure(runtimeChecks, failure->check, failure->lhs,
+                                  failure->rhs)
+            .c_str());
+  return llvm::Error::success();
+}
+
+CpuRunner::~CpuRunner() {
+  // Device memory the module holds (tx-to-nvvm's resident weights).
+  if (engine)
+    llvm::consumeError(
+        callIfPresent(*engine, "__tx_gpu_release_weights", runtimeChecks));
+}
 
 llvm::Expected<std::unique_ptr<CpuRunner>>
 CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
@@ -214,6 +247,11 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     // Not LLVM IR: the translation need not see it.
     (*lowered)->removeAttr(kRuntimeChecksAttrName);
   }
+  // The names of the ops a profile=true lowering times (ProfileOps.h).
+  if (auto table = (*lowered)->getAttrOfType<ArrayAttr>(kProfileTableAttrName)) {
+    runner->profileCounters = std::make_unique<detail::ProfileCounters>(table);
+    (*lowered)->removeAttr(kProfileTableAttrName);
+  }
   if (options.dumpLowered)
     lowered->print(llvm::errs());
 
@@ -262,13 +300,35 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     map[interner(kRuntimeCheckFunctionName)] = {
         llvm::orc::ExecutorAddr::fromPtr(detail::runtimeCheckFailedAddress()),
         llvm::JITSymbolFlags::Exported};
+    map[interner(kProfileBeginFunctionName)] = {
+        llvm::orc::ExecutorAddr::fromPtr(detail::profileBeginAddress()),
+        llvm::JITSymbolFlags::Exported};
+    map[interner(kProfileEndFunctionName)] = {
+        llvm::orc::ExecutorAddr::fromPtr(detail::profileEndAddress()),
+        llvm::JITSymbolFlags::Exported};
     return map;
   });
   if (options.extraSymbols)
     runner->engine->registerSymbols(options.extraSymbols);
   runner->engine->initialize();
+  // The JIT compiles the module at its first symbol lookup: made here, so
+  // that the weight time below is the weights' only.
+  for (const auto &[name, sig] : runner->signatures) {
+    auto fn = runner->engine->lookupPacked("_mlir_ciface_" + name);
+    if (!fn)
+      llvm::consumeError(fn.takeError());
+    break;
+  }
+  auto loadStart = std::chrono::steady_clock::now();
   if (llvm::Error e = runner->bindWeights(options.weights))
     return std::move(e);
+  // tx-to-nvvm keeps the weights in device memory: uploaded now, once.
+  if (llvm::Error e = callIfPresent(*runner->engine, "__tx_gpu_load_weights",
+                                    runner->runtimeChecks))
+    return std::move(e);
+  runner->weightLoadTime = std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - loadStart)
+                               .count();
   runner->compileTime = std::chrono::duration<double>(
                             std::chrono::steady_clock::now() - start)
                             .count();
@@ -289,6 +349,15 @@ llvm::Error CpuRunner::bindWeights(const WeightSource &source) {
     storeElements(data->data(), data->size(), b.element, *addr);
   }
   return llvm::Error::success();
+}
+
+std::vector<OpProfile> CpuRunner::profile() const {
+  return profileCounters ? profileCounters->rows() : std::vector<OpProfile>();
+}
+
+void CpuRunner::resetProfile() {
+  if (profileCounters)
+    profileCounters->reset();
 }
 
 llvm::Expected<FunctionSignature>
@@ -429,8 +498,11 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
                              "llvm.emit_c_interface?): %s",
                              name.str().c_str(),
                              llvm::toString(entry.takeError()).c_str());
-  std::optional<detail::RuntimeCheckFailure> failure =
-      detail::invokeWithRuntimeChecks(*entry, packed.data());
+  std::optional<detail::RuntimeCheckFailure> failure;
+  {
+    detail::ActiveProfile profiling(profileCounters.get());
+    failure = detail::invokeWithRuntimeChecks(*entry, packed.data());
+  }
   if (failure && !failure->deviceError.empty())
     return createStringError(std::errc::invalid_argument,
                              "'%s': device error: %s", name.str().c_str(),

@@ -99,8 +99,58 @@ tx::collectWeightBindings(ModuleOp module) {
   return out;
 }
 
+llvm::Error tx::openWeightSource(const WeightSource &source) {
+  StringRef path = source.path;
+  if (path.empty() || source.checkpoint)
+    return llvm::Error::success();
+  if (!llvm::sys::fs::exists(path))
+    return createStringError(std::errc::no_such_file_or_directory,
+                             "weights '%s' not found", source.path.c_str());
+  bool isDirectory = llvm::sys::fs::is_directory(path);
+  if (isDirectory && SafetensorsCheckpoint::findInDirectory(path).empty())
+    return llvm::Error::success(); // a directory of .npy files
+  if (!isDirectory && !path.ends_with(".safetensors") &&
+      !path.ends_with(".json"))
+    return createStringError(
+        std::errc::invalid_argument,
+        "weights '%s' is neither a directory (of <tensor>.npy files, or "
+        "holding model.safetensors[.index.json]) nor a .safetensors file "
+        "nor a .safetensors.index.json",
+        source.path.c_str());
+  auto opened = SafetensorsCheckpoint::open(path);
+  if (!opened)
+    return opened.takeError();
+  source.checkpoint = std::move(*opened);
+  return llvm::Error::success();
+}
+
+/// Checkpoint tensor `name` of `shape` from the directory of .npy files
+/// `directory`.
+static llvm::Expected<Tensor> readNpyWeight(StringRef directory,
+                                            const std::string &name,
+                                            const std::vector<int64_t> &shape) {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, name + ".npy");
+  if (!llvm::sys::fs::exists(path))
+    return createStringError(
+        std::errc::no_such_file_or_directory,
+        "missing weight file for checkpoint tensor '%s' (expected %s)",
+        name.c_str(), path.c_str());
+  llvm::Expected<Tensor> read = readNpy(path);
+  if (!read)
+    return read.takeError();
+  if (read->shape != shape)
+    return createStringError(std::errc::invalid_argument,
+                             "checkpoint tensor '%s' has shape %s, expected %s",
+                             name.c_str(), read->typeString().c_str(),
+                             Tensor(shape, {}).typeString().c_str());
+  return read;
+}
+
 llvm::Expected<std::vector<float>> tx::loadWeight(const WeightBinding &binding,
                                                   const WeightSource &source) {
+  if (llvm::Error e = openWeightSource(source))
+    return std::move(e);
   int64_t total = Tensor::numElements(binding.shape);
   int64_t rows = binding.shape.empty() ? 1 : binding.shape[0];
   int64_t rowSize = rows ? total / rows : 0;
@@ -110,26 +160,15 @@ llvm::Expected<std::vector<float>> tx::loadWeight(const WeightBinding &binding,
     if (!shape.empty())
       shape[0] = piece.rows;
     Tensor t;
-    if (source.directory.empty()) {
+    if (source.path.empty()) {
       t = defaultCheckpointTensor(piece.tensor, shape, source.seed);
     } else {
-      llvm::SmallString<256> path(source.directory);
-      llvm::sys::path::append(path, piece.tensor + ".npy");
-      if (!llvm::sys::fs::exists(path))
-        return createStringError(
-            std::errc::no_such_file_or_directory,
-            "missing weight file for checkpoint tensor '%s' (expected %s)",
-            piece.tensor.c_str(), path.c_str());
-      llvm::Expected<Tensor> read = readNpy(path);
+      llvm::Expected<Tensor> read =
+          source.checkpoint ? source.checkpoint->read(piece.tensor, shape)
+                            : readNpyWeight(source.path, piece.tensor, shape);
       if (!read)
         return read.takeError();
       t = std::move(*read);
-      if (t.shape != shape)
-        return createStringError(
-            std::errc::invalid_argument,
-            "checkpoint tensor '%s' has shape %s, expected %s",
-            piece.tensor.c_str(), t.typeString().c_str(),
-            Tensor(shape, {}).typeString().c_str());
     }
     std::copy(t.data.begin(), t.data.end(),
               data.begin() + piece.rowOffset * rowSize);

@@ -3,7 +3,7 @@
 #include "TxDialect/Pipelines/GPUPipeline.h"
 #include "TxDialect/Codegen/GPUTarget.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
-#include "TxDialect/Registration/ModulePipeline.h"
+#include "TxDialect/Pipelines/ModulePipeline.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -49,6 +49,7 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
   target.features = features;
   target.format = options.format;
   target.math = options.math;
+  target.memory = options.memory;
   pm.addPass(createTxGPUCheckTarget(target));
 
   pm.addPass(createTxToLinalg());
@@ -98,7 +99,15 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createParallelLoopTilingPass(loopTiles, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addPass(createConvertParallelLoopToGpuPass());
-  pm.addPass(createTxGPUHostRegister());
+  // Device-resident weights and activations (the default), or host buffers
+  // mapped for the kernels.
+  if (options.memory == "host-mapped") {
+    pm.addPass(createTxGPUHostRegister());
+  } else {
+    TxGPUDeviceBuffersOptions device;
+    device.testUploadWeightsPerCall = options.testUploadWeightsPerCall;
+    pm.addPass(createTxGPUDeviceBuffers(device));
+  }
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createLowerAffinePass());

@@ -3,7 +3,9 @@
 #include "TxDialect/InitAllTx.h"
 #include "TxDialect/Conversion/CollectivesToRuntime.h"
 #include "TxDialect/Pipelines/CpuPipeline.h"
+#include "TxDialect/Pipelines/FusionPipeline.h"
 #include "TxDialect/Pipelines/GPUPipeline.h"
+#include "TxDialect/Pipelines/SPPipeline.h"
 #include "TxDialect/Transforms/FusionPasses.h"
 #include "TxDialect/Transforms/SequenceParallel.h"
 #include "TxDialect/TxDialect.h"
@@ -31,9 +33,11 @@ void tx::registerAllTxDialects(DialectRegistry &registry) {
 void tx::registerTxPasses() {
   registerTxCPUPasses();
   registerTxGPULowering();
-  registerSPPassesAndPipelines();
+  registerSPPasses();
+  registerSPPipeline();
   registerCollectivesToRuntimePasses();
-  registerFusionPasses();
+  registerTxFusionPasses();
+  registerFusionPipeline();
 }
 
 void tx::registerAllTxPasses() {

@@ -1,6 +1,7 @@
 """CPU execution: Module.compile_cpu() and Executable.invoke() on numpy."""
 
 import ctypes
+import os
 
 from . import _capi
 from .module import Module, _check, _encode
@@ -79,23 +80,34 @@ class Executable:
         return results
 
 
-def compile_cpu(self, pipeline=None, seed=0, weights_dir=None):
+def compile_cpu(self, pipeline=None, seed=0, weights=None, weights_dir=None):
     """Lowers a copy of the module (default pipeline "tx-to-cpu") and
-    JIT-compiles it. Weights: `<weights_dir>/<tensor>.npy`, or
+    JIT-compiles it. Weights: `weights` is a directory of `<tensor>.npy`
+    files, a `.safetensors` file, a sharded checkpoint's
+    `model.safetensors.index.json` or a directory holding
+    `model.safetensors[.index.json]` (`weights_dir`: its older name); None:
     pseudo-random from `seed`."""
-    return compile_for_device(self, "cpu", pipeline, seed, weights_dir)
+    return compile_for_device(self, "cpu", pipeline, seed, weights,
+                              weights_dir)
 
 
-def compile_for_device(self, device, pipeline=None, seed=0, weights_dir=None):
+def compile_for_device(self, device, pipeline=None, seed=0, weights=None,
+                       weights_dir=None):
     """The same on `device`: "cpu", "emulator" (the emulated CUDA device:
     the GPU kernels run on the CPU; a kernel error such as an out-of-bounds
     access raises when the function is called) or "cuda"."""
+    if weights is not None and weights_dir is not None:
+        raise TypeError("give weights= or weights_dir=, not both")
+    if weights is None:
+        weights = weights_dir
+    if weights is not None:
+        weights = os.fspath(weights)
     handle = _capi.ExecutablePtr()
     _check(
         _capi.txModuleCompileForDevice(
             self._handle, _encode(device, "device"),
             _encode(pipeline, "pipeline"), int(seed),
-            _encode(weights_dir, "weights_dir"), ctypes.byref(handle)))
+            _encode(weights, "weights"), ctypes.byref(handle)))
     return Executable(handle, self)
 
 

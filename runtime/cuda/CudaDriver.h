@@ -48,7 +48,15 @@ namespace tx::cuda::detail {
   X(cuMemsetD32Async, "cuMemsetD32Async")                                      \
   X(cuMemHostRegister, "cuMemHostRegister_v2")                                 \
   X(cuMemHostUnregister, "cuMemHostUnregister")                                \
-  X(cuPointerGetAttribute, "cuPointerGetAttribute")
+  X(cuPointerGetAttribute, "cuPointerGetAttribute")                          \
+  X(cuMemAllocAsync, "cuMemAllocAsync")                                        \
+  X(cuMemFreeAsync, "cuMemFreeAsync")                                          \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2")                           \
+  X(cuStreamEndCapture, "cuStreamEndCapture")                                  \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags")                         \
+  X(cuGraphLaunch, "cuGraphLaunch")                                            \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy")                                  \
+  X(cuGraphDestroy, "cuGraphDestroy")
 
 struct Driver {
 #define TX_CUDA_DECLARE(fn, symbol) decltype(&::fn) fn = nullptr;
@@ -71,6 +79,29 @@ void reportError(const char *caller, const std::string &message);
 /// Checks a driver result; on failure reports "<caller>: <call> failed:
 /// <CUDA_ERROR_NAME> (<description>)" and returns false.
 bool check(CUresult result, const char *caller, const char *call);
+
+//===-- Counters and CUDA graphs (Graphs.cpp) ---------------------------===//
+
+/// What the host code asked of the device, read with txGpuCounter.
+struct Counters {
+  uint64_t bytesHostToDevice = 0, bytesDeviceToHost = 0,
+           bytesDeviceToDevice = 0, launches = 0, graphLaunches = 0,
+           graphsCaptured = 0, eagerCalls = 0, syncs = 0, allocations = 0,
+           deviceBytesInUse = 0;
+};
+Counters &counters();
+void noteAllocation(void *ptr, uint64_t bytes);
+void noteFree(void *ptr);
+bool isDeviceMemory(const void *ptr);
+
+/// The graph layer (cudagraph_mode = full): true when the launch or copy is
+/// not to be issued now (a replay has it in its graph); a launch inside a
+/// capture begins the capture on `stream`.
+bool graphTakesLaunch(CUstream stream);
+bool graphTakesCopy(CUstream stream, void *dst, const void *src);
+/// A graphed call's allocation: the graph's buffer (null when not graphed).
+void *graphAllocation(uint64_t bytes);
+bool graphKeepsAllocation(void *ptr);
 
 } // namespace tx::cuda::detail
 

@@ -23,6 +23,14 @@ using tx::runtime::memRefData;
 
 #define TX_EXPORT extern "C" __attribute__((visibility("default")))
 
+// Graphs.cpp.
+TX_EXPORT void txGpuGraphBegin(void **slotAddress, int64_t key,
+                               int32_t captured);
+TX_EXPORT void txGpuGraphEnd(void **slotAddress);
+TX_EXPORT void txGpuGraphRelease(void **slotAddress);
+TX_EXPORT uint64_t txGpuCounter(const char *name);
+TX_EXPORT void txGpuWeightsReleased();
+
 namespace {
 bool checkDims(const char *caller, const char *what, intptr_t x, intptr_t y,
                intptr_t z, intptr_t maxX, intptr_t maxYZ) {
@@ -142,9 +150,13 @@ TX_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                  smem),
              caller, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
     return;
-  check(d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                          smem, stream, params, extra),
-        caller, "cuLaunchKernel");
+  // A replayed CUDA graph has the launch; a capture records it.
+  if (graphTakesLaunch(stream))
+    return;
+  if (check(d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                              blockZ, smem, stream, params, extra),
+            caller, "cuLaunchKernel"))
+    ++counters().launches;
 }
 
 TX_EXPORT CUstream mgpuStreamCreate() {
@@ -167,6 +179,7 @@ TX_EXPORT void mgpuStreamDestroy(CUstream stream) {
 
 TX_EXPORT void mgpuStreamSynchronize(CUstream stream) {
   // Kernel faults surface here: the message names the synchronisation.
+  ++counters().syncs;
   if (const Driver *d = getDriver("mgpuStreamSynchronize"))
     check(d->cuStreamSynchronize(stream), "mgpuStreamSynchronize",
           "cuStreamSynchronize");
@@ -205,6 +218,7 @@ TX_EXPORT void mgpuEventSynchronize(CUevent event) {
     reportError("mgpuEventSynchronize", "null event");
     return;
   }
+  ++counters().syncs;
   if (const Driver *d = getDriver("mgpuEventSynchronize"))
     check(d->cuEventSynchronize(event), "mgpuEventSynchronize",
           "cuEventSynchronize");
@@ -219,34 +233,47 @@ TX_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
     check(d->cuEventRecord(event, stream), "mgpuEventRecord", "cuEventRecord");
 }
 
-TX_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+TX_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
                              bool isHostShared) {
   // Zero-sized memrefs (an empty token range) need no allocation.
   if (sizeBytes == 0)
     return nullptr;
+  if (!isHostShared)
+    if (void *p = graphAllocation(sizeBytes))
+      return p;
   const Driver *d = getDriver("mgpuMemAlloc");
   if (!d)
     return nullptr;
   CUdeviceptr ptr = 0;
+  std::string bytes = "(" + std::to_string(sizeBytes) + " bytes)";
+  // On a stream: stream-ordered (the allocation and its free wait for the
+  // work before them on the stream, not for the whole device).
   bool ok = isHostShared
                 ? check(d->cuMemAllocManaged(&ptr, sizeBytes,
                                              CU_MEM_ATTACH_GLOBAL),
-                        "mgpuMemAlloc",
-                        ("cuMemAllocManaged(" + std::to_string(sizeBytes) +
-                         " bytes)")
-                            .c_str())
-                : check(d->cuMemAlloc(&ptr, sizeBytes), "mgpuMemAlloc",
-                        ("cuMemAlloc(" + std::to_string(sizeBytes) + " bytes)")
-                            .c_str());
-  return ok ? reinterpret_cast<void *>(ptr) : nullptr;
+                        "mgpuMemAlloc", ("cuMemAllocManaged" + bytes).c_str())
+            : stream ? check(d->cuMemAllocAsync(&ptr, sizeBytes, stream),
+                             "mgpuMemAlloc", ("cuMemAllocAsync" + bytes).c_str())
+                     : check(d->cuMemAlloc(&ptr, sizeBytes), "mgpuMemAlloc",
+                             ("cuMemAlloc" + bytes).c_str());
+  if (!ok)
+    return nullptr;
+  noteAllocation(reinterpret_cast<void *>(ptr), sizeBytes);
+  return reinterpret_cast<void *>(ptr);
 }
 
-TX_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
-  if (!ptr)
+TX_EXPORT void mgpuMemFree(void *ptr, CUstream stream) {
+  if (!ptr || graphKeepsAllocation(ptr))
     return;
-  if (const Driver *d = getDriver("mgpuMemFree"))
-    check(d->cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "mgpuMemFree",
-          "cuMemFree");
+  noteFree(ptr);
+  if (const Driver *d = getDriver("mgpuMemFree")) {
+    if (stream)
+      check(d->cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream),
+            "mgpuMemFree", "cuMemFreeAsync");
+    else
+      check(d->cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "mgpuMemFree",
+            "cuMemFree");
+  }
 }
 
 TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
@@ -259,6 +286,16 @@ TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                                   std::to_string(sizeBytes) + " bytes");
     return;
   }
+  if (graphTakesCopy(stream, dst, src))
+    return;
+  bool toDevice = isDeviceMemory(dst), fromDevice = isDeviceMemory(src);
+  Counters &c = counters();
+  if (toDevice && fromDevice)
+    c.bytesDeviceToDevice += sizeBytes;
+  else if (toDevice)
+    c.bytesHostToDevice += sizeBytes;
+  else if (fromDevice)
+    c.bytesDeviceToHost += sizeBytes;
   if (const Driver *d = getDriver("mgpuMemcpy"))
     check(d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                            reinterpret_cast<CUdeviceptr>(src), sizeBytes,
@@ -387,6 +424,11 @@ std::vector<std::pair<const char *, void *>> tx::cuda::runtimeSymbols() {
           TX_SYMBOL(mgpuMemHostUnregister),
           TX_SYMBOL(mgpuMemHostRegisterMemRef),
           TX_SYMBOL(mgpuMemHostUnregisterMemRef),
-          TX_SYMBOL(mgpuSetDefaultDevice)};
+          TX_SYMBOL(mgpuSetDefaultDevice),
+          TX_SYMBOL(txGpuGraphBegin),
+          TX_SYMBOL(txGpuGraphEnd),
+          TX_SYMBOL(txGpuGraphRelease),
+          TX_SYMBOL(txGpuCounter),
+          TX_SYMBOL(txGpuWeightsReleased)};
 #undef TX_SYMBOL
 }

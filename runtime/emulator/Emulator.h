@@ -66,6 +66,8 @@ enum class RegionKind { DeviceAlloc, HostRegistered, Shared, ModuleGlobal };
 
 void addRegion(const void *start, uint64_t bytes, RegionKind kind,
                std::string name = {});
+/// True when `address` lies in a device allocation (mgpuMemAlloc).
+bool isDeviceMemory(const void *address);
 void removeRegion(const void *start);
 /// How a checked access uses memory (race tracking in shared memory).
 enum class AccessKind : int32_t {
@@ -90,6 +92,27 @@ uint64_t currentEpoch();
 /// The current thread's linear id in its block (-1 on the host).
 int currentThreadId();
 
+//===-- Device memory and CUDA graphs (Graphs.cpp) -----------------------===//
+
+struct Kernel;
+
+/// Device memory of the emulated device (mgpuMemAlloc/mgpuMemFree), within
+/// the limit TX_EMULATOR_MEMORY sets (bytes; unlimited when unset).
+void *allocateDeviceMemory(uint64_t bytes);
+void freeDeviceMemory(void *ptr);
+
+/// What the graph layer does with an operation of the host code: run it now
+/// (eager, or nothing captured), or nothing (recorded by a capture, or part
+/// of a graph being replayed).
+bool graphTakesLaunch(Kernel *kernel, const intptr_t grid[3],
+                      const intptr_t block[3], int32_t smem, void **params);
+bool graphTakesCopy(void *dst, const void *src, size_t bytes);
+bool graphTakesMemset(void *dst, uint32_t value, size_t count, int width);
+/// Allocation inside a graphed call: the graph's own buffer (null when the
+/// call is not graphed).
+void *graphAllocation(uint64_t bytes);
+bool graphKeepsAllocation(void *ptr);
+
 //===-- Kernel modules and launches -------------------------------------===//
 
 struct Kernel;
@@ -112,6 +135,7 @@ struct Kernel {
   std::string name;
   void (*entry)(void **params) = nullptr; // unpacks params, calls the kernel
   size_t numParams = 0;
+  std::vector<size_t> paramBytes; // the size of each parameter
   bool needsFibers = false; // uses barriers or warp-collectives
   KernelModule *module = nullptr;
 };

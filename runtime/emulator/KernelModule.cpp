@@ -135,6 +135,7 @@ public:
 
   bool run();
   std::vector<std::pair<std::string, size_t>> kernels; // name, #params
+  std::map<std::string, std::vector<size_t>> paramBytes; // by kernel
   std::vector<std::pair<std::string, uint64_t>> sharedGlobals;
   std::vector<std::pair<std::string, uint64_t>> otherGlobals;
   std::set<std::string> fiberKernels;
@@ -366,6 +367,10 @@ bool Rewriter::run() {
   for (Function *k : kernelFns) {
     addEntry(*k);
     kernels.push_back({k->getName().str(), k->arg_size()});
+    // The bytes of each parameter, which a graph capture copies.
+    std::vector<size_t> &bytes = paramBytes[k->getName().str()];
+    for (Argument &arg : k->args())
+      bytes.push_back(m.getDataLayout().getTypeAllocSize(arg.getType()));
     if (yields.contains(k))
       fiberKernels.insert(k->getName().str());
   }
@@ -497,6 +502,7 @@ KernelModule *tx::emulator::loadModule(const void *data, size_t size) {
     kernel->name = name;
     kernel->entry = reinterpret_cast<void (*)(void **)>(entry);
     kernel->numParams = numParams;
+    kernel->paramBytes = rewriter.paramBytes[name];
     kernel->needsFibers = rewriter.fiberKernels.count(name);
     kernel->module = result.get();
     result->kernels[name] = std::move(kernel);

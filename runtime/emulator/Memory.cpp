@@ -265,3 +265,19 @@ void tx::emulator::checkAccess(const void *address, uint64_t bytes,
               " (a missing bar.sync?)");
 }
 
+
+bool tx::emulator::isDeviceMemory(const void *address) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  std::lock_guard<std::mutex> lock(regionsMutex());
+  auto &map = regions();
+  auto it = map.upper_bound(a);
+  while (it != map.begin()) {
+    --it;
+    if (a < it->first + it->second.bytes)
+      return it->second.kind == RegionKind::DeviceAlloc;
+    // Device allocations do not overlap: the nearest one decides.
+    if (it->second.kind == RegionKind::DeviceAlloc)
+      return false;
+  }
+  return false;
+}

@@ -2,9 +2,11 @@
 //
 // The functions the host code of tx-to-nvvm calls (upstream MLIR 22.1
 // signatures, as in runtime/cuda), executed by the emulated device: memory
-// is host memory the device tracks, streams and events are in order (every
-// operation completes before its call returns), kernels run in
-// mgpuLaunchKernel.
+// is host memory the device tracks (device allocations within
+// TX_EMULATOR_MEMORY), streams and events are in order (every operation
+// completes before its call returns), kernels run in mgpuLaunchKernel, or
+// are recorded and replayed as CUDA graphs (Graphs.cpp). Every call counts
+// what crossed between host and device (txGpuCounter).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,49 +75,67 @@ TX_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     return reportError("mgpuLaunchKernel: " +
                        std::to_string(blockX * blockY * blockZ) +
                        " threads per block (at most 1024)");
-  launch(static_cast<Kernel *>(function), grid, block, smem, params,
-         paramsCount);
+  auto *kernel = static_cast<Kernel *>(function);
+  if (paramsCount != kernel->numParams)
+    return reportError("mgpuLaunchKernel: kernel '" + kernel->name +
+                       "' takes " + std::to_string(kernel->numParams) +
+                       " parameters, the launch passes " +
+                       std::to_string(paramsCount));
+  if (graphTakesLaunch(kernel, grid, block, smem, params))
+    return;
+  ++mutableStatistics().launches;
+  launch(kernel, grid, block, smem, params, paramsCount);
 }
 
 TX_EXPORT void *mgpuStreamCreate() { return &streamTag; }
 TX_EXPORT void mgpuStreamDestroy(void *) {}
-TX_EXPORT void mgpuStreamSynchronize(void *) {}
+TX_EXPORT void mgpuStreamSynchronize(void *) {
+  ++mutableStatistics().syncs;
+}
 TX_EXPORT void mgpuStreamWaitEvent(void *, void *) {}
 TX_EXPORT void *mgpuEventCreate() { return &eventTag; }
 TX_EXPORT void mgpuEventDestroy(void *) {}
-TX_EXPORT void mgpuEventSynchronize(void *) {}
+TX_EXPORT void mgpuEventSynchronize(void *) {
+  ++mutableStatistics().syncs;
+}
 TX_EXPORT void mgpuEventRecord(void *, void *) {}
 
 TX_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
                              bool /*isHostShared*/) {
   if (sizeBytes == 0)
     return nullptr;
-  void *p = std::aligned_alloc(256, (sizeBytes + 255) / 256 * 256);
-  if (!p) {
-    reportError("mgpuMemAlloc: out of memory allocating " +
-                std::to_string(sizeBytes) + " bytes");
-    return nullptr;
-  }
-  addRegion(p, sizeBytes, RegionKind::DeviceAlloc);
-  return p;
+  if (void *p = graphAllocation(sizeBytes))
+    return p;
+  return allocateDeviceMemory(sizeBytes);
 }
 
 TX_EXPORT void mgpuMemFree(void *ptr, void * /*stream*/) {
-  if (!ptr)
+  if (!ptr || graphKeepsAllocation(ptr))
     return;
-  removeRegion(ptr);
-  std::free(ptr);
+  freeDeviceMemory(ptr);
 }
 
 TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                           void * /*stream*/) {
-  if (sizeBytes && (!dst || !src))
+  if (sizeBytes == 0)
+    return;
+  if (!dst || !src)
     return reportError("mgpuMemcpy: null pointer");
+  if (graphTakesCopy(dst, src, sizeBytes))
+    return;
+  Statistics &stats = mutableStatistics();
+  bool toDevice = isDeviceMemory(dst), fromDevice = isDeviceMemory(src);
+  (toDevice && fromDevice ? stats.bytesDeviceToDevice
+   : toDevice             ? stats.bytesHostToDevice
+   : fromDevice           ? stats.bytesDeviceToHost
+                          : stats.bytesHostToHost) += sizeBytes;
   std::memmove(dst, src, sizeBytes);
 }
 
 TX_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
                             void * /*stream*/) {
+  if (graphTakesMemset(dst, value, count, 4))
+    return;
   auto *p = static_cast<unsigned int *>(dst);
   for (size_t i = 0; i < count; ++i)
     p[i] = value;
@@ -123,6 +143,8 @@ TX_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
 
 TX_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
                             void * /*stream*/) {
+  if (graphTakesMemset(dst, value, count, 2))
+    return;
   auto *p = static_cast<unsigned short *>(dst);
   for (size_t i = 0; i < count; ++i)
     p[i] = value;

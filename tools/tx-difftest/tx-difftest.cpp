@@ -73,6 +73,13 @@ static cl::opt<unsigned> seeds("seeds",
                                cl::desc("Input seeds per module (scalar "
                                         "flags alternate +1 / -1)"),
                                cl::init(2), cl::cat(toolCategory));
+static cl::opt<std::string> weights(
+    "weights",
+    cl::desc("Checkpoint both sides load (default: pseudo-random weights): "
+             "a directory of <checkpoint tensor>.npy files, a .safetensors "
+             "file, a model.safetensors.index.json, or a directory holding "
+             "model.safetensors[.index.json]"),
+    cl::cat(toolCategory));
 static cl::opt<int64_t> tokens("tokens", cl::desc("Size of dynamic dimensions"),
                                cl::init(3), cl::cat(toolCategory));
 static cl::opt<double>
@@ -95,6 +102,8 @@ static cl::opt<bool> noRun(
 
 /// The runtime library of --device (none for the CPU).
 static std::vector<std::string> runtimeLibraries;
+/// --weights, opened once (copies share the opened checkpoint).
+static tx::WeightSource weightSource;
 
 namespace {
 struct Totals {
@@ -254,6 +263,7 @@ static void checkModule(MLIRContext &ctx, StringRef file, Totals &totals) {
   options.optLevel = optLevel;
   options.pipeline = lowering;
   options.sharedLibs = runtimeLibraries;
+  options.weights = weightSource;
   tx::CpuRunnerOptions referenceOptions = options;
   if (!referenceLowering.empty())
     referenceOptions.pipeline = referenceLowering;
@@ -350,6 +360,9 @@ int main(int argc, char **argv) {
   auto selected = tx::selectDevice(device, tx::toolLibraryDir(argv[0]));
   if (!selected)
     return badOption(llvm::toString(selected.takeError()));
+  weightSource.path = weights;
+  if (llvm::Error e = tx::openWeightSource(weightSource))
+    return badOption("--weights: " + llvm::toString(std::move(e)));
   if (!selected->runtimeLibrary.empty()) {
     runtimeLibraries.push_back(selected->runtimeLibrary);
     if (!lowering.getNumOccurrences())

@@ -19,12 +19,14 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -62,8 +64,11 @@ static cl::opt<uint64_t> seed("seed",
                               cl::init(0), cl::cat(txRunCategory));
 static cl::opt<std::string>
     weightsDir("weights",
-               cl::desc("Directory of <checkpoint tensor>.npy weights "
-                        "(default: pseudo-random from --seed)"),
+               cl::desc("Checkpoint: a directory of <checkpoint tensor>.npy "
+                        "files, a .safetensors file, a sharded checkpoint's "
+                        "model.safetensors.index.json, or a directory holding "
+                        "model.safetensors[.index.json] (default: "
+                        "pseudo-random from --seed)"),
                cl::cat(txRunCategory));
 static cl::opt<std::string>
     outputDir("output-dir",
@@ -78,13 +83,15 @@ static cl::opt<bool>
 static cl::opt<std::string> dumpWeights(
     "dump-weights",
     cl::desc("Write every checkpoint tensor the module binds to "
-             "DIR/<tensor name>.npy (loadable again with --weights DIR)"),
+             "DIR/<tensor name>.npy, or to one F32 safetensors file when the "
+             "name ends in .safetensors (loadable again with --weights)"),
     cl::cat(txRunCategory));
 static cl::opt<bool> print("print", cl::desc("Print the output values"),
                            cl::cat(txRunCategory));
 static cl::opt<unsigned> repeat("repeat",
-                                cl::desc("Call the function N times and "
-                                         "report the mean time"),
+                                cl::desc("Call the function N times; report "
+                                         "the first call (warm-up) and the "
+                                         "median of the others"),
                                 cl::init(1), cl::cat(txRunCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
                                   cl::init(3), cl::cat(txRunCategory));
@@ -101,13 +108,71 @@ static cl::opt<std::string>
                     "CUDA device (lib/libtx_emulator_runtime.so), no GPU "
                     "needed"),
            cl::init("cpu"), cl::cat(txRunCategory));
+static cl::opt<bool>
+    profileOps("profile",
+               cl::desc("Time each tx op (tx-to-cpu{profile=true}) and print "
+                        "the table sorted by time (without the first call "
+                        "when --repeat > 1)"),
+               cl::cat(txRunCategory));
 static cl::opt<bool> dumpLowered("dump-lowered",
                                  cl::desc("Print the lowered module"),
                                  cl::cat(txRunCategory));
 
+static cl::opt<bool>
+    stats("device-stats",
+          cl::desc("With --device=cuda or emulator: print what crossed "
+                   "between host and device when the module was loaded and "
+                   "in each call (bytes host->device and device->host, kernel "
+                   "and graph launches, synchronisations), from the device "
+                   "runtime's counters"),
+          cl::cat(txRunCategory));
+
+namespace {
+/// The device runtime's counters (`txGpuCounter` of libtx_emulator_runtime
+/// and libtx_cuda_runtime), read after loading and after each call.
+struct DeviceCounters {
+  static constexpr const char *names[] = {"bytes_h2d", "bytes_d2h",
+                                          "launches", "graph_launches",
+                                          "syncs", "graphs_captured"};
+  uint64_t values[6] = {};
+  static DeviceCounters read() {
+    using Counter = uint64_t (*)(const char *);
+    auto counter = reinterpret_cast<Counter>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("txGpuCounter"));
+    DeviceCounters c;
+    for (int i = 0; counter && i < 6; ++i)
+      c.values[i] = counter(names[i]);
+    return c;
+  }
+  void print(llvm::raw_ostream &os, llvm::StringRef what,
+             const DeviceCounters &before) const {
+    auto d = [&](int i) { return values[i] - before.values[i]; };
+    os << "  device " << what << ": " << d(0) << " bytes host->device, "
+       << d(1) << " bytes device->host, " << d(2) << " kernel launches, "
+       << d(3) << " graph launches (" << d(5) << " captured), " << d(4)
+       << " syncs\n";
+  }
+};
+} // namespace
+
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "tx-run: error: " << msg << "\n";
   return 1;
+}
+
+/// `pipeline` with profile=true added to its tx-to-cpu; "" when it has none.
+static std::string withProfile(StringRef pipeline) {
+  size_t at = pipeline.find("tx-to-cpu");
+  if (at == StringRef::npos)
+    return "";
+  size_t end = at + StringRef("tx-to-cpu").size();
+  if (end < pipeline.size() && pipeline[end] == '{')
+    return (pipeline.take_front(end + 1) + "profile=true " +
+            pipeline.drop_front(end + 1))
+        .str();
+  return (pipeline.take_front(end) + "{profile=true}" +
+          pipeline.drop_front(end))
+      .str();
 }
 
 int main(int argc, char **argv) {
@@ -127,6 +192,9 @@ int main(int argc, char **argv) {
     return fail("--tokens must be at least 1, got " + llvm::Twine(tokens));
   if (repeat < 1)
     return fail("--repeat must be at least 1");
+  if (stats && device == "cpu")
+    return fail("--device-stats counts device work: it needs --device=cuda or "
+                "--device=emulator");
   if (optLevel > 3)
     return fail("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
   if (entry.empty())
@@ -134,8 +202,9 @@ int main(int argc, char **argv) {
   auto selected = tx::selectDevice(device, tx::toolLibraryDir(argv[0]));
   if (!selected)
     return fail(llvm::toString(selected.takeError()));
-  if (!weightsDir.empty() && !llvm::sys::fs::is_directory(weightsDir))
-    return fail("--weights '" + weightsDir + "' is not a directory");
+  if (!weightsDir.empty() && !llvm::sys::fs::exists(weightsDir))
+    return fail("--weights '" + weightsDir + "' is not a directory, a "
+                ".safetensors file or an index .json: no such file");
   if (!inputsOpt.empty() && !inputShapes.empty())
     return fail("--inputs and --input-shape exclude each other (the shapes "
                 "of .npy inputs are in the files)");
@@ -164,22 +233,41 @@ int main(int argc, char **argv) {
     pipelineText = selected->defaultPipeline;
   if (!selected->runtimeLibrary.empty())
     libs.push_back(selected->runtimeLibrary);
+  if (profileOps) {
+    std::string profiled = withProfile(pipelineText);
+    if (profiled.empty())
+      return fail("--profile needs a pipeline with tx-to-cpu, got '" +
+                  pipelineText + "'");
+    pipelineText = profiled;
+  }
 
   tx::CpuRunnerOptions options;
   options.pipeline = pipelineText;
   options.optLevel = optLevel;
   options.weights.seed = seed;
-  options.weights.directory = weightsDir;
+  options.weights.path = weightsDir;
+  // A bad checkpoint (header, shards) is an error before compiling.
+  if (llvm::Error e = tx::openWeightSource(options.weights))
+    return fail(llvm::toString(std::move(e)));
   options.sharedLibs = libs;
   options.dumpLowered = dumpLowered;
   auto runner = tx::CpuRunner::compile(*module, options);
   if (!runner)
     return fail(llvm::toString(runner.takeError()));
   if (!dumpWeights.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpWeights))
-      return fail("cannot create '" + dumpWeights + "': " + ec.message());
+    // One .safetensors file, or a directory of .npy files.
+    bool toSafetensors = StringRef(dumpWeights).ends_with(".safetensors");
+    if (!toSafetensors)
+      if (std::error_code ec = llvm::sys::fs::create_directories(dumpWeights))
+        return fail("cannot create '" + dumpWeights + "': " + ec.message());
+    std::vector<std::pair<std::string, tx::Tensor>> tensors;
     for (const tx::WeightBinding &b : (*runner)->weights()) {
       for (const tx::WeightPiece &piece : b.pieces) {
+        // A tensor that fills two globals is written once.
+        if (toSafetensors && llvm::any_of(tensors, [&](const auto &t) {
+              return t.first == piece.tensor;
+            }))
+          continue;
         tx::WeightBinding one{b.global, b.shape, {piece}};
         if (!one.shape.empty())
           one.shape[0] = piece.rows;
@@ -187,12 +275,19 @@ int main(int argc, char **argv) {
         auto data = tx::loadWeight(one, options.weights);
         if (!data)
           return fail(llvm::toString(data.takeError()));
+        if (toSafetensors) {
+          tensors.emplace_back(piece.tensor, tx::Tensor(one.shape, *data));
+          continue;
+        }
         llvm::SmallString<256> path(dumpWeights);
         llvm::sys::path::append(path, piece.tensor + ".npy");
         if (auto e = tx::writeNpy(path, tx::Tensor(one.shape, *data)))
           return fail(llvm::toString(std::move(e)));
       }
     }
+    if (toSafetensors)
+      if (auto e = tx::writeSafetensors(dumpWeights, tensors))
+        return fail(llvm::toString(std::move(e)));
   }
   auto sig = (*runner)->signature(entry);
   if (!sig)
@@ -247,18 +342,36 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Each call timed on its own: the first pays one-time costs (page faults
+  // on fresh buffers, the async runtime's threads), so it is reported apart
+  // and the others by their median.
   std::vector<tx::Tensor> outputs;
-  auto start = std::chrono::steady_clock::now();
+  std::vector<double> callSeconds;
+  // Counters before the load (zero: the runtime was loaded with the module)
+  // and after it and each call.
+  std::vector<DeviceCounters> counters{DeviceCounters(),
+                                       DeviceCounters::read()};
   for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
+    auto start = std::chrono::steady_clock::now();
     auto res = (*runner)->call(entry, inputs);
+    callSeconds.push_back(std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
     if (!res)
       return fail(llvm::toString(res.takeError()));
     outputs = std::move(*res);
+    if (stats)
+      counters.push_back(DeviceCounters::read());
+    if (r == 0 && repeat > 1)
+      (*runner)->resetProfile();
   }
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count() /
-                   std::max(1u, repeat.getValue());
+  double firstSeconds = callSeconds.front();
+  std::vector<double> rest(callSeconds.begin() + 1, callSeconds.end());
+  std::sort(rest.begin(), rest.end());
+  double medianSeconds =
+      rest.empty() ? firstSeconds
+      : rest.size() % 2 ? rest[rest.size() / 2]
+                        : (rest[rest.size() / 2 - 1] + rest[rest.size() / 2]) / 2;
 
   if (!outputDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
@@ -277,12 +390,19 @@ int main(int argc, char **argv) {
           return fail(llvm::toString(std::move(e)));
   }
 
+  // compile includes the weight binding; both are printed apart.
+  double loadSeconds = (*runner)->weightLoadSeconds();
   llvm::outs() << "tx-run: " << entry << " (" << pipelineText << "): compile "
-               << llvm::format("%.3f", (*runner)->compileSeconds())
-               << " s, run " << llvm::format("%.6f", seconds) << " s"
-               << (repeat > 1 ? " (mean of " + std::to_string(repeat) + ")"
-                              : std::string())
-               << "\n";
+               << llvm::format("%.3f",
+                               (*runner)->compileSeconds() - loadSeconds)
+               << " s, weights " << llvm::format("%.3f", loadSeconds) << " s, ";
+  if (rest.empty())
+    llvm::outs() << "run " << llvm::format("%.6f", firstSeconds) << " s\n";
+  else
+    llvm::outs() << "first call " << llvm::format("%.6f", firstSeconds)
+                 << " s, run " << llvm::format("%.6f", medianSeconds)
+                 << " s (median of the " << rest.size()
+                 << " calls after the first)\n";
   for (auto [i, t] : llvm::enumerate(outputs)) {
     double sum = 0, sumAbs = 0;
     for (float v : t.data) {
@@ -302,5 +422,12 @@ int main(int argc, char **argv) {
       llvm::outs() << "]\n";
     }
   }
+  if (profileOps)
+    tx::printProfile(llvm::outs(), (*runner)->profile());
+  if (stats)
+    for (size_t k = 1; k < counters.size(); ++k)
+      counters[k].print(llvm::outs(),
+                        k == 1 ? "load" : "call " + std::to_string(k - 1),
+                        counters[k - 1]);
   return 0;
 }

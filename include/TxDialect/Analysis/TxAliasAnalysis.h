@@ -45,6 +45,12 @@ namespace tx {
 /// whenever both are defined (see the file comment).
 bool isSameBuffer(Value a, Value b);
 
+/// The buffer `value` is a view of: followed through view-like ops
+/// (subview, reshape, cast, tx.view, ...) to the value they start from.
+/// Two values with different roots may still alias (function arguments);
+/// values with one root are views of one buffer.
+Value getViewRoot(Value value);
+
 class TxAliasAnalysis : public LocalAliasAnalysis {
 public:
   /// Testing only, UNSAFE: the checks that can be switched off to show that

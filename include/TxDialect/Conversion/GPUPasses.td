@@ -33,6 +33,8 @@ def TxGPUCheckTarget : Pass<"tx-gpu-check-target", "ModuleOp"> {
            "CUDA Toolkit directory the pipeline resolved (empty: none)">,
     Option<"math", "math", "std::string", /*default=*/"\"auto\"",
            "Kernel math functions: auto, libdevice or polynomial">,
+    Option<"memory", "memory", "std::string", /*default=*/"\"device\"",
+           "Memory model: device or host-mapped">,
   ];
 }
 
@@ -46,12 +48,61 @@ def TxGPUHostRegister : Pass<"tx-gpu-host-register", "ModuleOp"> {
     (`gpu.host_register`: pinned and mapped, so with unified addressing the
     kernels use the host pointer as is) right where it comes into being, and
     unregistered before a `memref.dealloc`. Correct everywhere, but kernels
-    then read host memory over the bus: a caller that wants device-resident
-    data passes device or managed memory (registration of those is skipped
-    by the runtime).
+    then read host memory over the bus: this is `tx-to-nvvm{memory=host-mapped}`
+    (and what tx-gpu-device-buffers does for a function whose host code needs
+    its buffers on the host); the default keeps them on the device. A caller
+    that passes device or managed memory of its own gets it used as is
+    (registration of those is skipped by the runtime).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def TxGPUDeviceBuffers : Pass<"tx-gpu-device-buffers", "ModuleOp"> {
+  let summary = "Keep weights and activations in device memory; one stream "
+                "per call; CUDA graphs when the config asks";
+  let description = [{
+    The default memory model of tx-to-nvvm, for every host function that
+    launches kernels:
+
+    * **weights** (the `memref.global`s the function reads) live in device
+      memory. The module gets `__tx_gpu_load_weights()`, which allocates and
+      uploads each once (the runner calls it after filling the globals; a
+      function called first loads them itself), and
+      `__tx_gpu_release_weights()`, which frees them (the runner calls it on
+      unload); a call after the release is a runtime-check error;
+    * **activations**: every `memref.alloc` becomes a `gpu.alloc` and every
+      `memref.dealloc` a `gpu.dealloc` (stream-ordered); a `memref.copy`
+      between device buffers a device-to-device `gpu.memcpy`;
+    * **arguments** are copied to device buffers at entry (and back at
+      return when a kernel may write them), **results** are copied to new host
+      buffers (the caller frees them, as on the CPU);
+    * everything is enqueued on one stream (an async token threaded through
+      the function), synchronised once, at the return.
+
+    Host code that reads or writes a device buffer itself (a `memref.load`
+    outside a kernel, a call taking it) is an error naming the op: such a
+    module runs with `tx-to-nvvm{memory=host-mapped}`.
+
+    With `cudagraph_mode = full` in the module's `tx.config`, each call is
+    bracketed by `txGpuGraphBegin(slot, tokens, captured)` and
+    `txGpuGraphEnd(slot)` (the runtime's CUDA-graph entry points; `tokens`
+    is the first dynamic size of the arguments, `captured` whether it is one
+    of `capture_sizes`, every size when the list is unset): the runtime
+    captures the call's launches once per token count and replays them.
+  }];
+  let options = [
+    Option<"testUploadWeightsPerCall", "test-upload-weights-per-call", "bool",
+           /*default=*/"false",
+           "Testing only, SLOW: upload the weights at every call and free "
+           "them at its end (what the counters must show is not done)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TxGPUCheckLibdevice : Pass<"tx-gpu-check-libdevice", "ModuleOp"> {

@@ -42,13 +42,37 @@ def TxToLinalg : Pass<"tx-to-linalg", "::mlir::ModuleOp"> {
            "Check at run time that the dynamic sizes an op needs to agree "
            "do (a call of tx_rt_check_failed on a mismatch; see "
            "TxToLinalg.h). Off: no checks, and a host without that function "
-           "can run the code">
+           "can run the code">,
+    Option<"rowAttention", "row-attention", "bool", "false",
+           "Lower tx.attention for CPUs (tx-to-cpu sets it): an scf.parallel "
+           "over query heads, in it a loop over query rows that visits the "
+           "visible keys only, scores as head_dim-vector dot products (a "
+           "fixed summation tree), one row of scores per head. Off: linalg "
+           "ops over a [heads, T, S] score buffer (what tx-to-nvvm maps)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
+}
+
+def TxProfileOps : Pass<"tx-profile-ops", "::mlir::ModuleOp"> {
+  let summary = "Bracket every tx op with calls of a runtime timer";
+  let description = [{
+    Per-op accounting (`tx-to-cpu{profile=true}`, `tx-run --profile`): runs
+    on tx before any lowering. Every tx op that computes (not views,
+    `tx.get_param`, guards or symbols) gets `tx_rt_profile_begin(id)` before
+    it and `tx_rt_profile_end(id)` after it, and every function body one such
+    pair around it, so that everything the op lowers to (runtime checks,
+    allocations, fills, loops, parallel tasks) is timed under its id. The
+    module's `tx.profile_ops` table names each id: kind (`op` or
+    `function`), op and symbol (`tx.linear @q_proj`), location and function
+    (see ProfileOps.h). The runner provides the two functions and prints the
+    table sorted by time. Without this pass the code is unchanged.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"> {
@@ -80,6 +104,11 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
            /*default=*/"32",
            "Pack GEMM operands (weight block transposed, token rows copied) "
            "when a call has at least this many tokens (0: never)">,
+    Option<"gemmTokenBlock", "gemm-token-block", "int64_t",
+           /*default=*/"128",
+           "Token rows per block of a packed GEMM: the weight block is "
+           "packed once, the token rows per block of this many (0: all "
+           "rows in one block)">,
     Option<"testUnsafeHoist", "test-unsafe-hoist", "bool", /*default=*/"false",
            "Testing only, UNSAFE: the accumulator hoisting ignores the own "
            "effects of ops with regions (a linalg op reading the buffer), so "
@@ -89,6 +118,38 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
     "::mlir::transform::TransformDialect", "::mlir::vector::VectorDialect",
     "::mlir::scf::SCFDialect", "::mlir::linalg::LinalgDialect"
   ];
+}
+
+def TxSplitDeallocs : Pass<"tx-split-deallocs", "::mlir::func::FuncOp"> {
+  let summary = "Split bufferization.dealloc ops of distinct allocations";
+  let description = [{
+    Every `bufferization.dealloc` splits into one op per memref that is the
+    result of its own `memref.alloc` / `memref.alloca` (distinct
+    allocations cannot alias each other), each with the same retained
+    values, their updated conditions or-ed; the other memrefs stay together.
+    `buffer-deallocation-simplification` does the same split, but with an
+    alias query per pair of memrefs: the ownership-based deallocation frees a
+    function's buffers in one op at its end, so that cost grew with the
+    square of the op count (65 s of a 10k-op chain). Run it between
+    `ownership-based-buffer-deallocation` and the simplification.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
+def TxLowerStructuredControlFlow
+    : Pass<"tx-lower-structured-control-flow", "::mlir::func::FuncOp"> {
+  let summary = "Lower scf to cf, the last loop of a block first";
+  let description = [{
+    Applies upstream's SCF-to-ControlFlow patterns (as `convert-scf-to-cf`
+    does), visiting ops from the end of each block to its start. Lowering a
+    loop splits its block; visited first to last, each split moved every op
+    after the loop, which made the lowering quadratic in the number of
+    loops of a function (21 s for a 10k-op chain, linear now). An scf op
+    the patterns do not lower is an error.
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def TxCopiesToLinalg : Pass<"tx-copies-to-linalg", "::mlir::ModuleOp"> {

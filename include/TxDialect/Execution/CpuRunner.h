@@ -28,6 +28,7 @@
 
 #include "TxDialect/Execution/Elements.h"
 #include "TxDialect/Execution/Npy.h"
+#include "TxDialect/Execution/Profile.h"
 #include "TxDialect/Execution/Tensor.h"
 #include "TxDialect/Execution/Weights.h"
 
@@ -113,8 +114,18 @@ public:
   llvm::Error bindWeights(const WeightSource &source);
   const std::vector<WeightBinding> &weights() const { return bindings; }
 
-  /// Seconds spent lowering and JIT-compiling.
+  /// Seconds spent lowering and JIT-compiling, including the weight binding
+  /// of `compile` (weightLoadSeconds).
   double compileSeconds() const { return compileTime; }
+  /// With a module lowered with tx-to-cpu{profile=true}: the time of each
+  /// tx op and function over the calls so far (empty otherwise).
+  std::vector<OpProfile> profile() const;
+  /// Forgets the calls so far (e.g. the warm-up call).
+  void resetProfile();
+
+  /// Of compileSeconds, the seconds `compile` spent binding the weights
+  /// (reading or generating them and storing them into the globals).
+  double weightLoadSeconds() const { return weightLoadTime; }
 
 private:
   CpuRunner() = default;
@@ -124,6 +135,9 @@ private:
   /// The lowered module's `tx.runtime_checks` messages (TxToLinalg.h).
   ArrayAttr runtimeChecks;
   double compileTime = 0;
+  double weightLoadTime = 0;
+  /// Of a module lowered with profile=true (Profile.h).
+  std::unique_ptr<detail::ProfileCounters> profileCounters;
 };
 
 } // namespace tx

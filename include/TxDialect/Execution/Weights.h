@@ -1,7 +1,8 @@
 //===- Weights.h - weights and checkpoints ----------------------*- C++ -*-===//
 //
 // The weights of a module: the globals tx-to-linalg makes of tx.layer and
-// tx.param, and the checkpoint tensors (.npy files or seeded) that fill them.
+// tx.param, and the checkpoint tensors (.npy files, safetensors checkpoints
+// or seeded) that fill them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,11 +10,13 @@
 #define TXDIALECT_EXECUTION_WEIGHTS_H
 
 #include "TxDialect/Execution/Elements.h"
+#include "TxDialect/Execution/Safetensors.h"
 #include "TxDialect/Execution/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,11 +32,25 @@ Tensor defaultCheckpointTensor(llvm::StringRef name,
 
 /// Where checkpoint tensors come from.
 struct WeightSource {
-  /// Seed of the pseudo-random tensors (when `directory` is empty).
+  /// Seed of the pseudo-random tensors (when `path` is empty).
   uint64_t seed = 0;
-  /// A directory of `<tensor name>.npy` files; empty: pseudo-random.
-  std::string directory;
+  /// Empty: pseudo-random tensors. Else a directory of `<tensor name>.npy`
+  /// files (f32); a `.safetensors` file; a sharded checkpoint's index
+  /// (`model.safetensors.index.json`); or a directory that holds
+  /// `model.safetensors.index.json` or `model.safetensors` (used first).
+  /// F16, BF16 and F64 checkpoint tensors are widened to f32 exactly (F64
+  /// rounded to nearest), then stored in the module's element type, which
+  /// rounds f32 to f16/bf16 to nearest even as for .npy weights.
+  std::string path;
+  /// The safetensors checkpoint of `path`, opened by openWeightSource or
+  /// the first loadWeight and shared by copies of this source.
+  mutable std::shared_ptr<const SafetensorsCheckpoint> checkpoint;
 };
+
+/// Checks `source.path` (it exists and is a directory, a .safetensors file
+/// or a .json index) and opens a safetensors checkpoint there, checking its
+/// headers and shards: a bad checkpoint is an error before any work.
+llvm::Error openWeightSource(const WeightSource &source);
 
 /// One piece of a global: rows [rowOffset, rowOffset + rows) are checkpoint
 /// tensor `tensor` (the whole global when it is not stacked).

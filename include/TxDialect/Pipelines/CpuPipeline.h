@@ -40,6 +40,12 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
                      "rows copied) when a call has at least this many tokens "
                      "(0: never)"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> gemmTokenBlock{
+      *this, "gemm-token-block",
+      llvm::cl::desc("Token rows per block of a packed GEMM: the weight "
+                     "block is packed once, the token rows per block of "
+                     "this many (0: all rows in one block)"),
+      llvm::cl::init(128)};
   PassOptions::Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("Threads for the GEMMs' N cache blocks (1: none; > 1: "
@@ -57,6 +63,11 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
       *this, "test-unsafe-hoist",
       llvm::cl::desc("Testing only, UNSAFE: the accumulator hoisting ignores "
                      "the own effects of ops with regions"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("Time every tx op's lowered code (tx-profile-ops; "
+                     "tx-run --profile prints the table)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> deallocate{
       *this, "deallocate",

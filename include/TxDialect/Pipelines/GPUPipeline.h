@@ -89,6 +89,22 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
                      "that manage their own memory with gpu.alloc/gpu.wait, "
                      "whose effects that pipeline does not model)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> memory{
+      *this, "memory",
+      llvm::cl::desc("Where kernels find their buffers: device (weights "
+                     "uploaded once and kept in device memory, activations "
+                     "gpu.alloc'd, arguments and results copied, one stream "
+                     "per call, CUDA graphs with cudagraph_mode = full) or "
+                     "host-mapped (every host buffer registered and read by "
+                     "the kernels over the bus: for host code that touches "
+                     "buffers between kernels, and for callers that pass "
+                     "device or managed memory themselves)"),
+      llvm::cl::init("device")};
+  PassOptions::Option<bool> testUploadWeightsPerCall{
+      *this, "test-upload-weights-per-call",
+      llvm::cl::desc("Testing only, SLOW: memory=device uploads the weights "
+                     "at every call (the counters must show it)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> testBreakGemm{
       *this, "test-break-gemm",
       llvm::cl::desc("Testing only, WRONG KERNELS: tx-gpu-tile-contractions' "

@@ -260,8 +260,11 @@ bool isTransposedB(linalg::MatmulOp mm) {
 /// that the register tiles read contiguous rows (no transposes in the
 /// kernel) at strides that are not the weight's (no cache-set conflicts on
 /// power-of-two hidden sizes). Fewer rows keep the direct GEMM: packing a
-/// weight costs as much as a GEMV with it.
-void packGemms(ModuleOp module, int64_t minTokens) {
+/// weight costs as much as a GEMV with it. The token rows go through in
+/// blocks of `tokenBlock` (0: one block), each packed and multiplied with
+/// the weight block packed once (BLIS's loop order: a block of rows, the
+/// weight block and the output block they update stay in cache).
+void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock) {
   SmallVector<linalg::MatmulOp> gemms;
   module.walk([&](linalg::MatmulOp mm) {
     if (mm->hasAttr(kGemmClassAttr) && isTransposedB(mm))
@@ -289,15 +292,50 @@ void packGemms(ModuleOp module, int64_t minTokens) {
     auto transpose = linalg::TransposeOp::create(b, loc, w, wt,
                                                  ArrayRef<int64_t>{1, 0});
     transpose->setAttr(kPackAttr, unit);
+    int64_t m = aType.getDimSize(0);
+    // One block of all rows when they are static and at most tokenBlock.
+    bool blocked = tokenBlock > 0 && (ShapedType::isDynamic(m) || m > tokenBlock);
+    int64_t apRows = blocked ? tokenBlock : m;
     Value ap = memref::AllocOp::create(
-        b, loc, MemRefType::get({aType.getDimSize(0), k}, elem),
-        aType.isDynamicDim(0) ? ValueRange{rows} : ValueRange{});
-    auto copy = linalg::CopyOp::create(b, loc, a, ap);
-    copy->setAttr(kPackAttr, unit);
-    auto packed = linalg::MatmulOp::create(b, loc, ValueRange{ap, wt},
-                                           ValueRange{c});
-    packed->setAttr(kGemmClassAttr, mm->getAttr(kGemmClassAttr));
-    packed->setAttr(kPackedAttr, unit);
+        b, loc, MemRefType::get({apRows, k}, elem),
+        ShapedType::isDynamic(apRows) ? ValueRange{rows} : ValueRange{});
+    // Copies rows [m0, m0 + size) of the tokens to the packed block and
+    // multiplies them with the packed weight block.
+    auto packBlock = [&](OpBuilder &b, Value a, Value ap, Value c) {
+      auto copy = linalg::CopyOp::create(b, loc, a, ap);
+      copy->setAttr(kPackAttr, unit);
+      auto packed = linalg::MatmulOp::create(b, loc, ValueRange{ap, wt},
+                                             ValueRange{c});
+      packed->setAttr(kGemmClassAttr, mm->getAttr(kGemmClassAttr));
+      packed->setAttr(kPackedAttr, unit);
+    };
+    if (!blocked) {
+      packBlock(b, a, ap, c);
+    } else {
+      // Static blocks when the static rows divide into them; else the last
+      // block is smaller (a dynamic size: the register tiles peel it).
+      bool exact = !ShapedType::isDynamic(m) && m % tokenBlock == 0;
+      Value step = arith::ConstantIndexOp::create(b, loc, tokenBlock);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      auto loop = scf::ForOp::create(b, loc, zero, rows, step);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value m0 = loop.getInductionVar();
+      OpFoldResult size = b.getIndexAttr(tokenBlock);
+      if (!exact) {
+        Value left = arith::SubIOp::create(b, loc, rows, m0);
+        size = arith::MinSIOp::create(b, loc, left, step).getResult();
+      }
+      OpFoldResult zeroIndex = b.getIndexAttr(0), one = b.getIndexAttr(1);
+      auto rowsOf = [&](Value buffer, OpFoldResult offset, int64_t cols) {
+        return memref::SubViewOp::create(
+            b, loc, buffer, ArrayRef<OpFoldResult>{offset, zeroIndex},
+            ArrayRef<OpFoldResult>{size, b.getIndexAttr(cols)},
+            ArrayRef<OpFoldResult>{one, one});
+      };
+      packBlock(b, rowsOf(a, m0, k), rowsOf(ap, zeroIndex, k),
+                rowsOf(c, m0, n));
+    }
     memref::DeallocOp::create(b, loc, ap);
     memref::DeallocOp::create(b, loc, wt);
     mm->moveBefore(branch.elseBlock()->getTerminator());
@@ -364,7 +402,9 @@ int64_t innerTile(int64_t size) {
 /// attention, copies) and would otherwise become one vector of more than
 /// kMaxWholeVector elements: one element of every parallel loop but the
 /// innermost, kInnerTile of that one; with reduction loops, one element of
-/// every parallel loop and the reductions whole. Vectorising a
+/// every parallel loop and kInnerTile of each reduction (a loop over the
+/// pieces, accumulating in the output). Every vector is then bounded by
+/// the tile sizes, whatever the static sizes. Vectorising a
 /// 2048x4096 add whole gives a vector<2048x4096xf32> that the transfer and
 /// LLVM lowerings unroll element by element: compile time then grows with
 /// the static sizes (minutes for one layer), and the code with it.
@@ -401,8 +441,16 @@ LogicalResult tileLargeStaticOps(ModuleOp module) {
     if (reduces)
       inner = -1;
     for (auto [i, it] : llvm::enumerate(iterators)) {
-      if (it != utils::IteratorType::parallel || ranges[i] <= 1)
+      if (ranges[i] <= 1)
         continue;
+      if (it != utils::IteratorType::parallel) {
+        // A long reduction is a loop over pieces of kInnerTile: whole, a
+        // reduction over 2048 static tokens (attention) became a
+        // vector<2048x1x1xf32> lowered element by element.
+        if (ranges[i] > kInnerTile)
+          tiles[i] = innerTile(ranges[i]);
+        continue;
+      }
       if (static_cast<int64_t>(i) != inner)
         tiles[i] = 1;
       else if (ranges[i] > kInnerTile)
@@ -458,7 +506,7 @@ struct TxCpuTileAndVectorizePass
         })))
       return signalPassFailure();
     if (gemmPackMinTokens > 0)
-      packGemms(getOperation(), gemmPackMinTokens);
+      packGemms(getOperation(), gemmPackMinTokens, gemmTokenBlock);
     // Register tiles: packed GEMMs (contiguous rows, no transposes) take
     // the wider gemm-packed-tile where it divides their block.
     SmallVector<std::pair<SmallVector<int64_t>, bool>> tiles;

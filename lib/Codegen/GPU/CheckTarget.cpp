@@ -142,6 +142,11 @@ struct TxGPUCheckTargetPass
                          << "' is not a directory";
       return signalPassFailure();
     }
+    if (memory != "device" && memory != "host-mapped") {
+      module.emitError() << "tx-to-nvvm: memory '" << memory
+                         << "' is not device or host-mapped";
+      return signalPassFailure();
+    }
     if (math != "auto" && math != "libdevice" && math != "polynomial") {
       module.emitError() << "tx-to-nvvm: math '" << math
                          << "' is not one of auto, libdevice, polynomial";

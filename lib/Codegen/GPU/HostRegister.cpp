@@ -1,5 +1,6 @@
 //===- HostRegister.cpp - host buffers the kernels read, made mapped -------===//
 
+#include "HostBuffers.h"
 #include "TxDialect/Codegen/GPUTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,36 +38,40 @@ struct TxGPUHostRegisterPass
     getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal() || func->getParentOfType<gpu::GPUModuleOp>())
         return;
-      bool launches = false;
-      func.walk([&](gpu::LaunchOp) { launches = true; });
-      if (!launches)
-        return;
-      OpBuilder b(func.getContext());
-      auto registerAfter = [&](Value memref, Location loc) {
-        gpu::HostRegisterOp::create(b, loc, toUnranked(b, loc, memref));
-      };
-      b.setInsertionPointToStart(&func.getBody().front());
-      for (BlockArgument arg : func.getArguments())
-        if (isRegistrable(arg))
-          registerAfter(arg, func.getLoc());
-      func.walk([&](Operation *op) {
-        if (op->getParentOfType<gpu::LaunchOp>())
-          return;
-        if (isa<memref::AllocOp, memref::GetGlobalOp>(op) &&
-            isRegistrable(op->getResult(0))) {
-          b.setInsertionPointAfter(op);
-          registerAfter(op->getResult(0), op->getLoc());
-        } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-          if (!isRegistrable(dealloc.getMemref()))
-            return;
-          b.setInsertionPoint(dealloc);
-          gpu::HostUnregisterOp::create(
-              b, dealloc.getLoc(),
-              toUnranked(b, dealloc.getLoc(), dealloc.getMemref()));
-        }
-      });
+      tx::registerHostBuffers(func);
     });
   }
 };
 
 } // namespace
+
+void tx::registerHostBuffers(func::FuncOp func) {
+  bool launches = false;
+  func.walk([&](gpu::LaunchOp) { launches = true; });
+  if (!launches)
+    return;
+  OpBuilder b(func.getContext());
+  auto registerAfter = [&](Value memref, Location loc) {
+    gpu::HostRegisterOp::create(b, loc, toUnranked(b, loc, memref));
+  };
+  b.setInsertionPointToStart(&func.getBody().front());
+  for (BlockArgument arg : func.getArguments())
+    if (isRegistrable(arg))
+      registerAfter(arg, func.getLoc());
+  func.walk([&](Operation *op) {
+    if (op->getParentOfType<gpu::LaunchOp>())
+      return;
+    if (isa<memref::AllocOp, memref::GetGlobalOp>(op) &&
+        isRegistrable(op->getResult(0))) {
+      b.setInsertionPointAfter(op);
+      registerAfter(op->getResult(0), op->getLoc());
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (!isRegistrable(dealloc.getMemref()))
+        return;
+      b.setInsertionPoint(dealloc);
+      gpu::HostUnregisterOp::create(
+          b, dealloc.getLoc(),
+          toUnranked(b, dealloc.getLoc(), dealloc.getMemref()));
+    }
+  });
+}

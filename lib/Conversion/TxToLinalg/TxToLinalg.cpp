@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tx {
@@ -29,6 +30,7 @@ using namespace mlir::tx;
 namespace mlir::tx::detail {
 void populateComputePatterns(RewritePatternSet &patterns);
 void populateElementwisePatterns(RewritePatternSet &patterns);
+void populateRowAttentionPatterns(RewritePatternSet &patterns);
 } // namespace mlir::tx::detail
 
 std::string tx::getWeightGlobalName(StringRef layer) {
@@ -168,7 +170,8 @@ void tx::configureTxToLinalgTarget(ConversionTarget &target,
                                    bool allowCollectives) {
   target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                          math::MathDialect, memref::MemRefDialect,
-                         scf::SCFDialect, func::FuncDialect>();
+                         scf::SCFDialect, func::FuncDialect,
+                         vector::VectorDialect>();
   if (allowCollectives)
     target.addDynamicallyLegalDialect<TxDialect>(
         [](Operation *op) { return isMultiRankCollective(op); });
@@ -192,6 +195,8 @@ struct TxToLinalgPass : tx::impl::TxToLinalgBase<TxToLinalgPass> {
     configureTxToLinalgTarget(target, allowCollectives);
     RewritePatternSet patterns(&getContext());
     populateTxToLinalgPatterns(patterns);
+    if (rowAttention)
+      tx::detail::populateRowAttentionPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     tx::detail::finalizeRuntimeChecks(module, runtimeChecks);

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TxDialect/Diagnostics.h"
 #include "TxDialect/Analysis/StackedLinearAnalysis.h"
-#include "TxDialect/Registration/ModulePipeline.h"
 #include "TxDialect/Transforms/DecisionRemark.h"
 #include "TxDialect/Transforms/FusionPasses.h"
 #include "TxDialect/Transforms/FusionRewrite.h"
@@ -339,7 +339,7 @@ void FuseStackedLinearsPass::runOnOperation() {
                          &FuseStackedLinearsPass::pickMergedColumn)
                    .Default(nullptr);
     if (!p) {
-      module.emitError() << "unknown fuser '" << f
+      emitErrorAt(module) << "unknown fuser '" << f
                          << "' (expected qkv, mla, glu or merged-column)";
       return signalPassFailure();
     }
@@ -350,7 +350,7 @@ void FuseStackedLinearsPass::runOnOperation() {
   FailureOr<UnsafeTestChecks> unsafe =
       UnsafeTestChecks::parse(llvm::to_vector(testDisableChecks), unknownCheck);
   if (failed(unsafe)) {
-    module.emitError() << "unknown check '" << unknownCheck
+    emitErrorAt(module) << "unknown check '" << unknownCheck
                        << "' in test-disable-checks (expected "
                           "input-identity, cfg-loops, region-op-effects or "
                           "input-stability)";
@@ -358,7 +358,7 @@ void FuseStackedLinearsPass::runOnOperation() {
   }
   unsafe->skipInputStability |= testSkipInputStability;
   if (qHeads < 0 || kvHeads < 0) {
-    module.emitError() << "q-heads and kv-heads must not be negative, got "
+    emitErrorAt(module) << "q-heads and kv-heads must not be negative, got "
                        << static_cast<int64_t>(qHeads) << " and "
                        << static_cast<int64_t>(kvHeads);
     return signalPassFailure();
@@ -416,28 +416,3 @@ void FuseStackedLinearsPass::runOnOperation() {
 }
 
 } // namespace
-
-void tx::buildFusionPipeline(OpPassManager &pm,
-                             const FusionPipelineOptions &options) {
-  TxFuseStackedLinearsOptions o;
-  o.fusers.assign(options.fusers.begin(), options.fusers.end());
-  o.qPattern = options.qPattern;
-  o.kPattern = options.kPattern;
-  o.vPattern = options.vPattern;
-  o.gatePattern = options.gatePattern;
-  o.upPattern = options.upPattern;
-  o.qaPattern = options.qaPattern;
-  o.kvaPattern = options.kvaPattern;
-  o.qHeads = options.qHeads;
-  o.kvHeads = options.kvHeads;
-  pm.addPass(createTxFuseStackedLinears(o));
-}
-
-void tx::registerFusionPasses() {
-  registerTxFusionPasses();
-  registerModulePipeline<FusionPipelineOptions>(
-      "tx-fusion",
-      "Stacked-linear fusion: QKV, MLA, GLU, then merged-column as the "
-      "fallback",
-      buildFusionPipeline);
-}

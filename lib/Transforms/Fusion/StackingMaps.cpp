@@ -1,5 +1,6 @@
 //===- StackingMaps.cpp - stacking maps for weight loaders ----------------===//
 
+#include "TxDialect/Diagnostics.h"
 #include "TxDialect/Transforms/StackingMaps.h"
 #include "TxDialect/Transforms/FusionPasses.h"
 
@@ -76,12 +77,12 @@ static RankPart rankRows(StackEntryAttr entry, int64_t rank, int64_t tpSize) {
 LogicalResult tx::exportStackingMaps(ModuleOp module, int64_t tpSize,
                                      llvm::raw_ostream &os) {
   if (tpSize < 1)
-    return module.emitError() << "tensor-parallel size must be positive, got "
+    return emitErrorAt(module) << "tensor-parallel size must be positive, got "
                               << tpSize;
   // The JSON lists every rank: a size no deployment has is a mistake, not
   // gigabytes of output.
   if (tpSize > kMaxStackingTPSize)
-    return module.emitError() << "tensor-parallel size " << tpSize
+    return emitErrorAt(module) << "tensor-parallel size " << tpSize
                               << " is larger than " << kMaxStackingTPSize;
   // Built in memory first so that a failure writes nothing.
   std::string text;
@@ -172,7 +173,7 @@ struct ExportStackingMapsPass
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &error);
     if (!file) {
-      getOperation().emitError() << "cannot open '" << output
+      emitErrorAt(getOperation()) << "cannot open '" << output
                                  << "': " << error;
       return signalPassFailure();
     }

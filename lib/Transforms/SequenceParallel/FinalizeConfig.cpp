@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TxDialect/Diagnostics.h"
 #include "TxDialect/Transforms/SequenceParallel.h"
 
 #include "TxDialect/TxDialect.h"
@@ -130,7 +131,7 @@ FinalizeConfigPass::inferFromNorms(ModuleOp module,
 LogicalResult FinalizeConfigPass::computeMinTokens(ModuleOp module,
                                                    Config &c) {
   auto disable = [&](const Twine &why) -> LogicalResult {
-    module.emitWarning()
+    emitWarningAt(module)
         << why
         << ": disabling sequence_parallel and async_tp (set sp_min_tokens "
            "by hand to force sequence parallelism)";
@@ -150,12 +151,12 @@ LogicalResult FinalizeConfigPass::computeMinTokens(ModuleOp module,
                      "(no hidden_size in tx.config and no rmsnorm weight to "
                      "infer it from)");
     c.hidden = normHidden;
-    module.emitWarning() << "hidden_size is unset: inferred " << *c.hidden
+    emitWarningAt(module) << "hidden_size is unset: inferred " << *c.hidden
                          << " from the rmsnorm weights";
   }
   if (!c.elementSize) {
     c.elementSize = normElementSize ? *normElementSize : 2;
-    module.emitWarning() << "element_size is unset: using " << *c.elementSize
+    emitWarningAt(module) << "element_size is unset: using " << *c.elementSize
                          << (normElementSize ? " (the rmsnorm element type)"
                                              : " (bf16/f16, the default)");
   }
@@ -182,12 +183,12 @@ LogicalResult FinalizeConfigPass::computeMinTokens(ModuleOp module,
   unsigned __int128 tokens = num / den;
   if (tokens > static_cast<unsigned __int128>(
                    std::numeric_limits<int64_t>::max())) {
-    return module.emitError()
+    return emitErrorAt(module)
            << "the SP threshold for tp_size " << c.tp
            << " does not fit in 64 bits; set sp_min_tokens";
   }
   c.minTokens = static_cast<int64_t>(tokens);
-  module.emitWarning() << "sp_min_tokens is unset: computed " << *c.minTokens
+  emitWarningAt(module) << "sp_min_tokens is unset: computed " << *c.minTokens
                        << " = floor(" << k->minMB << " MiB * " << c.tp
                        << " / (" << *c.hidden << " * " << *c.elementSize
                        << " B)) for " << c.arch.getValue();
@@ -202,21 +203,21 @@ void FinalizeConfigPass::runOnOperation() {
   Config c(original);
 
   if (c.elementSize && !llvm::is_contained({1, 2, 4, 8}, *c.elementSize)) {
-    module.emitError() << "element_size " << *c.elementSize
+    emitErrorAt(module) << "element_size " << *c.elementSize
                        << " is not the size of a float type (1, 2, 4 or 8)";
     return signalPassFailure();
   }
 
   // Async TP is built on sequence parallelism.
   if (c.asyncTp && !c.sp) {
-    module.emitWarning() << "async_tp requires sequence_parallel: enabling "
+    emitWarningAt(module) << "async_tp requires sequence_parallel: enabling "
                             "sequence_parallel";
     c.sp = true;
   }
 
   if (c.sp) {
     if (c.tp == 1) {
-      module.emitWarning() << "sequence parallelism requires tp_size > 1: "
+      emitWarningAt(module) << "sequence parallelism requires tp_size > 1: "
                               "disabling sequence_parallel and async_tp";
       c.sp = false;
       c.asyncTp = false;
@@ -234,12 +235,12 @@ void FinalizeConfigPass::runOnOperation() {
         module.getContext());
   } else if (c.splittingOps.empty()) {
     if (c.cudagraph == CUDAGraphMode::piecewise) {
-      module.emitWarning() << "splitting_ops is empty, so there are no "
+      emitWarningAt(module) << "splitting_ops is empty, so there are no "
                               "piecewise CUDA graphs: cudagraph_mode "
                               "piecewise becomes none";
       c.cudagraph = CUDAGraphMode::none;
     } else if (c.cudagraph == CUDAGraphMode::full_and_piecewise) {
-      module.emitWarning() << "splitting_ops is empty, so there are no "
+      emitWarningAt(module) << "splitting_ops is empty, so there are no "
                               "piecewise CUDA graphs: cudagraph_mode "
                               "full_and_piecewise becomes full";
       c.cudagraph = CUDAGraphMode::full;
@@ -249,7 +250,7 @@ void FinalizeConfigPass::runOnOperation() {
   // SP splits activations along tokens, so a residual passed between
   // piecewise subgraphs would have different sizes on different ranks.
   if ((c.sp || c.asyncTp) && !c.graphPartition && !c.splittingOps.empty()) {
-    module.emitWarning() << "sequence parallelism requires full-graph "
+    emitWarningAt(module) << "sequence parallelism requires full-graph "
                             "compilation without graph_partition: clearing "
                             "splitting_ops"
                          << (defaulted ? " (unset: the default, attention)"
@@ -257,7 +258,7 @@ void FinalizeConfigPass::runOnOperation() {
                          << " to keep sequence_parallel and async_tp";
     c.splittingOps = ArrayAttr::get(module.getContext(), {});
     if (hasPiecewiseGraphs(c.cudagraph)) {
-      module.emitWarning()
+      emitWarningAt(module)
           << "sequence parallelism is incompatible with piecewise CUDA "
              "graphs without graph_partition: cudagraph_mode "
           << stringifyCUDAGraphMode(c.cudagraph) << " becomes full";
@@ -277,7 +278,7 @@ void FinalizeConfigPass::runOnOperation() {
         dropped.push_back(n);
     }
     if (!dropped.empty()) {
-      InFlightDiagnostic d = module.emitWarning();
+      InFlightDiagnostic d = emitWarningAt(module);
       d << "sequence parallelism needs capture sizes divisible by tp_size "
         << c.tp << ": dropping ";
       llvm::interleaveComma(dropped, d);

@@ -2,6 +2,7 @@
 
 #include "SPUtils.h"
 
+#include "TxDialect/Diagnostics.h"
 #include "TxDialect/TxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -21,7 +22,7 @@ LogicalResult tx::checkFullGraph(ModuleOp module, CompileConfigAttr config,
                         });
   if (!config.getSplittingOps())
     os << " (splitting_ops is unset: the default splitting ops)";
-  return module.emitError()
+  return emitErrorAt(module)
          << "'" << passName
          << "' requires full-graph compilation (module is split at " << ops
          << " without graph partition); set splitting_ops = [], set "

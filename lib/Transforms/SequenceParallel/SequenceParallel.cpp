@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TxDialect/Diagnostics.h"
 #include "TxDialect/Transforms/SequenceParallel.h"
 
 #include "SPUtils.h"
@@ -390,7 +391,7 @@ void SequenceParallelPass::runOnOperation() {
     return;
   int64_t tp = config.getTpSize();
   if (tp < 2) {
-    module.emitError() << "sequence_parallel with tp_size " << tp
+    emitErrorAt(module) << "sequence_parallel with tp_size " << tp
                        << " has nothing to scatter; run tx-finalize-config";
     return signalPassFailure();
   }

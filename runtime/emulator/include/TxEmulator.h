@@ -55,8 +55,27 @@ struct Statistics {
   uint64_t barriers = 0;          // completed block barriers
   uint64_t warpCollectives = 0;   // executed warp-collective instructions
   uint64_t checkedAccesses = 0;   // bounds-checked memory accesses
+  // What the host code asked of the device (the execution model's costs):
+  uint64_t bytesHostToDevice = 0; // mgpuMemcpy from host to device memory
+  uint64_t bytesDeviceToHost = 0;
+  uint64_t bytesDeviceToDevice = 0;
+  uint64_t bytesHostToHost = 0;
+  uint64_t launches = 0;        // kernel launches the host issued (eager)
+  uint64_t graphLaunches = 0;   // graph launches (one per graphed call)
+  uint64_t graphsCaptured = 0;
+  uint64_t eagerCalls = 0;      // graphed calls run eagerly (size not captured)
+  uint64_t syncs = 0;           // stream and event synchronisations
+  uint64_t allocations = 0;     // device allocations made
+  uint64_t deviceBytesInUse = 0;
 };
 Statistics statistics();
+
+// The same counters through a C entry point common to the tx device runtimes
+// (libtx_cuda_runtime has it too), for hosts that load the library at run
+// time: `uint64_t txGpuCounter(const char *name)` with name one of
+// "bytes_h2d", "bytes_d2h", "bytes_d2d", "launches", "graph_launches",
+// "graphs_captured", "eager_calls", "syncs", "allocations",
+// "device_bytes_in_use" (UINT64_MAX for another name).
 
 } // namespace tx::emulator
 

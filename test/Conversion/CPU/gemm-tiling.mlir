@@ -2,10 +2,12 @@
 // then K blocks, outside the token loop); per block, when the call has at
 // least gemm-pack-min-tokens rows, the operands packed (weight block
 // transposed, token rows copied) and the wider packed register tile, else
-// the direct GEMM; in both, the accumulator carried through the K loop in
+// the direct GEMM; packed, the weight block once and the token rows per
+// block of gemm-token-block rows (all rows with gemm-token-block=0); in both, the accumulator carried through the K loop in
 // registers when AliasAnalysis proves nothing else in the loop touches it.
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize | FileCheck %s
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-pack-min-tokens=0 | FileCheck %s --check-prefix=NOPACK
+// RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-token-block=0 | FileCheck %s --check-prefix=ONEBLOCK
 // RUN: not tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-packed-tile=8,0,8 2>&1 | FileCheck %s --check-prefix=BAD
 
 #a = affine_map<(m, n, k) -> (m, k)>
@@ -19,12 +21,14 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
 // CHECK-DAG: %[[C512:.+]] = arith.constant 512 : index
 // CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
+// CHECK-DAG: %[[C128:.+]] = arith.constant 128 : index
 // CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C32]]
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[C512]] step %[[C256]]
 // CHECK:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C256]]
 // CHECK:     scf.if %[[MANY]] {
 // CHECK:       %[[WT:.+]] = memref.alloc() : memref<256x256xf32>
-// CHECK:       %[[AP:.+]] = memref.alloc(%{{.+}}) : memref<?x256xf32>
+// CHECK:       %[[AP:.+]] = memref.alloc() : memref<128x256xf32>
+// CHECK:       scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C128]]
 // CHECK:       %[[PACC:.+]] = vector.transfer_read
 // CHECK:       %[[PSUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%{{.+}} = %[[PACC]]) -> (vector<8x32xf32>)
 // CHECK-NOT:     vector.transfer_write
@@ -40,6 +44,11 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK:         vector.fma
 // CHECK:         scf.yield
 // CHECK:       vector.transfer_write %[[SUM]]
+// ONEBLOCK-LABEL: func.func @fresh_output
+// ONEBLOCK: memref.alloc() : memref<256x256xf32>
+// ONEBLOCK: memref.alloc(%{{.+}}) : memref<?x256xf32>
+// ONEBLOCK-NOT: step %c128
+// ONEBLOCK: } else {
 // NOPACK-LABEL: func.func @fresh_output
 // NOPACK-NOT: scf.if
 // NOPACK-NOT: memref.alloc()

@@ -9,6 +9,7 @@
 // RUN: not env PATH=/nonexistent tx-opt %s --tx-to-nvvm="format=fatbin cuda-toolkit=none" 2>&1 | FileCheck %s --check-prefix=NOPTXAS-FATBIN
 // RUN: not tx-opt %s --tx-to-nvvm="cuda-toolkit=%t.missing" 2>&1 | FileCheck %s --check-prefix=NOTDIR -DDIR=%t.missing
 // RUN: not tx-opt %s --tx-to-nvvm="math=fast" 2>&1 | FileCheck %s --check-prefix=MATH
+// RUN: not tx-opt %s --tx-to-nvvm="memory=managed" 2>&1 | FileCheck %s --check-prefix=MEMORY
 
 // CHIP: error: tx-to-nvvm: chip 'sm_60' cannot be produced by LLVM 22 and CUDA 13 (known: sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_100a,
 // ARCH: error: tx-to-nvvm: chip 'sm_80a' cannot be produced by LLVM 22 and CUDA 13
@@ -19,6 +20,7 @@
 // NOPTXAS-FATBIN: error: tx-to-nvvm: format=fatbin needs 'ptxas'
 // NOTDIR: error: tx-to-nvvm: cuda-toolkit '[[DIR]]' is not a directory
 // MATH: error: tx-to-nvvm: math 'fast' is not one of auto, libdevice, polynomial
+// MEMORY: error: tx-to-nvvm: memory 'managed' is not device or host-mapped
 // CHECK-NOT: gpu.binary
 func.func @linear(%x: memref<?x64xf32>, %w: memref<96x64xf32>, %y: memref<?x96xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]

@@ -1,15 +1,10 @@
-//===- Pipeline.cpp - the tx-sp pipeline and pass registration ------------===//
+//===- SPPipeline.cpp - the tx-sp pipeline --------------------------------===//
 
+#include "TxDialect/Pipelines/SPPipeline.h"
+#include "TxDialect/Pipelines/ModulePipeline.h"
 #include "TxDialect/Transforms/SequenceParallel.h"
-#include "TxDialect/Registration/ModulePipeline.h"
 
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-
-namespace mlir::tx {
-#define GEN_PASS_REGISTRATION
-#include "TxDialect/Transforms/SPPasses.h.inc"
-} // namespace mlir::tx
 
 using namespace mlir;
 
@@ -21,8 +16,7 @@ void tx::buildSPPipeline(OpPassManager &pm, const SPPipelineOptions &options) {
     pm.addPass(createTxVerifySPContract());
 }
 
-void tx::registerSPPassesAndPipelines() {
-  registerSPPasses();
+void tx::registerSPPipeline() {
   registerModulePipeline<SPPipelineOptions>(
       "tx-sp",
       "Sequence parallelism: finalise the config, rewrite all_reduce -> norm, "

@@ -14,10 +14,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TXDIALECT_REGISTRATION_MODULEPIPELINE_H
-#define TXDIALECT_REGISTRATION_MODULEPIPELINE_H
+#ifndef TXDIALECT_PIPELINES_MODULEPIPELINE_H
+#define TXDIALECT_PIPELINES_MODULEPIPELINE_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -65,6 +66,33 @@ void registerModulePipeline(
       });
 }
 
+/// A pipeline of module passes whose options are those of one of its passes,
+/// `optionsPass`, parsed by that pass itself (no mirrored options struct):
+/// `build(pm, optionsPass)` adds it and the pipeline's other passes.
+/// `--help` lists no options under the pipeline; its description names the
+/// pass whose options it takes.
+inline void registerModulePassPipeline(
+    StringRef arg, StringRef description,
+    std::function<std::unique_ptr<Pass>()> createOptionsPass,
+    std::function<void(OpPassManager &, std::unique_ptr<Pass>)> build) {
+  std::string name = arg.str();
+  registerPassPipeline(
+      arg, description,
+      [name, createOptionsPass,
+       build](OpPassManager &pm, StringRef optionsStr,
+              function_ref<LogicalResult(const Twine &)> errorHandler)
+          -> LogicalResult {
+        if (failed(checkModulePipelineAnchor(pm, name, errorHandler)))
+          return failure();
+        std::unique_ptr<Pass> pass = createOptionsPass();
+        if (failed(pass->initializeOptions(optionsStr, errorHandler)))
+          return failure();
+        build(pm, std::move(pass));
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
+}
+
 } // namespace mlir::tx
 
-#endif // TXDIALECT_REGISTRATION_MODULEPIPELINE_H
+#endif // TXDIALECT_PIPELINES_MODULEPIPELINE_H

@@ -1,0 +1,243 @@
+"""tx.frontend: imports the PyTorch source of an HF-style modeling file as tx IR.
+
+    from tx.frontend import import_file
+    text = import_file("modeling_llama.py", "config.json", entry="LlamaDecoderLayer")
+
+or `python3 -m tx.frontend modeling.py --config config.json -o model.mlir`.
+It reads the source with `ast` (it does not import torch or run the file):
+`__init__` is evaluated on the config, `forward` is translated, keeping the
+existence guards and branches on module attributes. What it recognises by
+name is in `tx.frontend.table`; docs/guides/frontend.md lists the forms."""
+
+import ast
+import json
+
+from .errors import FrontendError
+from .ir import Emitter, MemRef
+from .source import Source
+from .translate import Translator
+from . import table
+from . import values as V
+
+__all__ = ["FrontendError", "import_file", "import_source", "load_config", "table"]
+
+_WIDTH_KEYS = ("hidden_size", "dim", "d_model", "n_embd")
+
+
+def load_config(path):
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as err:
+        raise FrontendError("cannot read config: %s" % err.strerror, path=path) from None
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise FrontendError("invalid JSON: %s" % err.msg, path=path, line=err.lineno,
+                            col=err.colno) from None
+    if not isinstance(data, dict):
+        raise FrontendError("config must be a JSON object", path=path, line=1, col=1)
+    return V.Config(data, path)
+
+
+def import_file(path, config, **options):
+    """IR text of the entry class of the modeling file at `path`; `config`
+    is a path to config.json or a dict. See import_source for options."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as err:
+        raise FrontendError("cannot read: %s" % err.strerror, path=path) from None
+    return import_source(text, path, config, **options)
+
+
+def _entry_class(src, entry):
+    if entry is not None:
+        if entry not in src.classes:
+            raise FrontendError("no class '%s' in the file (classes: %s)"
+                                % (entry, ", ".join(src.classes) or "none"), path=src.path)
+        return src.classes[entry]
+    used = set()
+    for cls in src.classes.values():
+        for node in ast.walk(cls):
+            name = src.dotted(node.func) if isinstance(node, ast.Call) else None
+            if name:
+                used.add(name.rsplit(".", 1)[-1])
+    candidates = [c for c in src.module_classes()
+                  if c.name not in used and table.lookup_module(c.name) is None]
+    if len(candidates) != 1:
+        raise FrontendError("cannot tell which class to import (%s): use --entry"
+                            % (", ".join(c.name for c in candidates) or "no nn.Module "
+                               "class with a forward"), path=src.path)
+    return candidates[0]
+
+
+def _default_prefix(cls, inst, layer_idx):
+    if any(isinstance(v, V.ModuleList) for v in inst.attrs.values()):
+        return "model."
+    if "DecoderLayer" in cls.name or cls.name.endswith("Block"):
+        return "model.layers.%d." % layer_idx
+    return ""
+
+
+def import_source(text, path, config, entry=None, layer_idx=0, prefix=None, flags=(),
+                  norms=(), helpers=None, dtype="f32", test_break=None):
+    """Translates the source `text` (named `path` in diagnostics).
+
+    entry: the class to import (default: the one class no other class uses);
+    layer_idx: passed to its constructor's `layer_idx`; prefix: prepended to
+    every checkpoint name (default `model.layers.<layer_idx>.` for a decoder
+    layer, `model.` for a model with a layer list, else none; `{layer_idx}`
+    is substituted); flags: bool module attributes (`is_kv_shared_layer`)
+    imported as i1 function arguments rather than folded constants; norms:
+    classes that are RMSNorms; helpers: {name: known function of the table}
+    (norms and helpers hold for this import only, see table.register_*).
+    test_break (testing only): "fold-guards" folds existence guards at
+    import, as vLLM's AST fuser does; "swap-rope" passes sin for cos."""
+    saved = dict(table.MODULES), dict(table.FUNCTIONS)
+    try:
+        for name in norms:
+            table.register_norm(name)
+        for name, known in (helpers or {}).items():
+            try:
+                table.alias_function(name, known)
+            except KeyError as err:
+                raise FrontendError("helper %s=%s: %s" % (name, known, err.args[0]),
+                                    path="<arguments>") from None
+        src = Source(text, path)
+        return _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break)
+    except FrontendError as err:
+        raise err.located(path)
+    except (ArithmeticError, AttributeError, IndexError, KeyError, TypeError,
+            ValueError) as err:
+        # A form the checks above missed: still an error at the statement.
+        raise FrontendError("unsupported here (%s: %s)" % (type(err).__name__, err),
+                            node=Translator.current, path=path) from None
+    except RecursionError:
+        raise FrontendError("expression nested too deeply", path=path) from None
+    finally:
+        table.MODULES.clear()
+        table.MODULES.update(saved[0])
+        table.FUNCTIONS.clear()
+        table.FUNCTIONS.update(saved[1])
+
+
+def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=None):
+    if not isinstance(config, V.Config):
+        config = load_config(config) if isinstance(config, str) else V.Config(dict(config),
+                                                                              "config")
+    cls = _entry_class(src, entry)
+    em = Emitter(src.path)
+    tr = Translator(src, config, em, layer_idx=layer_idx, flags=flags)
+    tr.dtype = dtype
+    tr.test_break = test_break
+
+    # __init__ on the config.
+    init = src.method(cls, "__init__", cls, required=False)
+    kwargs = {}
+    if init is not None:
+        for p in init.args.args[1:]:
+            if p.arg in ("config", "args", "cfg", "params", "model_args"):
+                kwargs[p.arg] = config
+            elif p.arg in ("layer_idx", "layer_id", "layer_index"):
+                kwargs[p.arg] = layer_idx
+    inst = tr.instantiate(cls.name, [], kwargs, cls, "")
+    if prefix is None:
+        prefix = _default_prefix(cls, inst, layer_idx)
+    prefix = prefix.replace("{layer_idx}", str(layer_idx))
+    _declare_symbols(tr, em, prefix, dtype)
+
+    # forward's arguments, by name (table.FORWARD_ARGS).
+    forward = src.method(cls, "forward", cls)
+    width = next((config.data[k] for k in _WIDTH_KEYS if isinstance(config.data.get(k), int)),
+                 None)
+    a = forward.args
+    params = a.args[1:]
+    defaults = [None] * (len(params) - len(a.defaults)) + list(a.defaults)
+
+    def value_for(p, d):
+        kind = table.FORWARD_ARGS.get(p.arg)
+        if kind == "activation":
+            v = tr.new_arg(p.arg, MemRef((None, width), dtype))
+            v.pending = width is None
+            return V.Tensor(v, [None, 0, 1])
+        if kind == "rope":
+            pair = tuple(_rope_arg(tr, r, dtype) for r in ("cos", "sin"))
+            return pair[::-1] if test_break == "swap-rope" else pair
+        if kind in ("cos", "sin"):
+            return _rope_arg(tr, kind, dtype)
+        if kind == "mask":
+            return V.CausalMask()
+        if kind == "container":
+            return V.Container(tr.new_arg(p.arg, "!tx.container"), p.arg)
+        if d is not None:
+            return tr.eval(d, {})
+        raise FrontendError("forward argument '%s' is of no known kind and has no "
+                            "default (known: %s; see table.FORWARD_ARGS)"
+                            % (p.arg, ", ".join(sorted(table.FORWARD_ARGS))), p)
+    positional = [value_for(p, d) for p, d in zip(params, defaults)]
+    kwargs = {p.arg: value_for(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults)}
+    result = tr.inline(forward, inst, positional, kwargs, forward)
+    for value, name in em.args:
+        if isinstance(value.type, MemRef) and getattr(value, "pending", False):
+            raise FrontendError("cannot tell the size of forward argument '%s' (no op of "
+                                "forward fixes it)" % name, forward)
+    for value, node in tr.untyped:
+        if value.type is None:
+            raise FrontendError("the type of the values read from the container here is "
+                                "never known (nothing stored before, no branch gives it)",
+                                node)
+    em.results = _results(result, forward)
+    header = ("Imported by tx.frontend from %s: class %s, layer_idx %d.\n"
+              "Arguments: %s." % (src.path, cls.name, layer_idx,
+                                  ", ".join(n for _, n in em.args)))
+    return em.render(header)
+
+
+def _rope_arg(tr, role, dtype):
+    v = tr.new_arg(role, MemRef((None, None), dtype))
+    v.pending = True
+    return V.Tensor(v, [None, 0, 1], role=role)
+
+
+def _declare_symbols(tr, em, prefix, dtype):
+    leaves = {}
+    for spec in tr.specs:
+        leaf = spec.path.rsplit(".", 1)[-1]
+        leaves[leaf] = leaves.get(leaf, 0) + 1
+    for spec in tr.specs:
+        leaf = spec.path.rsplit(".", 1)[-1]
+        spec.symbol = leaf if leaves[leaf] == 1 else spec.path.replace(".", "_")
+        ckpt = prefix + spec.path
+        if isinstance(spec, V.Linear):
+            em.symbol(spec.symbol, 'tx.layer @%s : %d -> %d, %s%s {checkpoint = "%s"}' % (
+                spec.symbol, spec.in_features, spec.out_features, dtype,
+                " bias" if spec.bias else "", ckpt))
+        elif isinstance(spec, V.NoneLayer):
+            em.symbol(spec.symbol, "tx.none_layer @%s" % spec.symbol)
+        elif isinstance(spec, V.Norm):
+            em.symbol(spec.symbol, 'tx.param @%s : memref<%dx%s> {checkpoint = "%s.weight"}'
+                      % (spec.symbol, spec.size, dtype, ckpt))
+
+
+def _results(result, node):
+    out = []
+    def add(v):
+        if isinstance(v, (tuple, list)):
+            for x in v:
+                add(x)
+        elif isinstance(v, V.Tensor):
+            if v.type is None or not v.identity():
+                raise FrontendError("forward returns a tensor that is transposed or of "
+                                    "unknown type", node)
+            out.append(v.value)
+        elif v is None or isinstance(v, V.Container):
+            pass
+        elif isinstance(v, V.Unavailable):
+            raise FrontendError("forward returns " + v.why, node)
+        else:
+            raise FrontendError("forward returns a value that is not a tensor", node)
+    add(result)
+    if not out:
+        raise FrontendError("forward returns no tensor", node)
+    return out

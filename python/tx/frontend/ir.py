@@ -1,0 +1,174 @@
+"""The tx IR the frontend writes, as text.
+
+Ops are recorded as closures that print at the end, so a type that is only
+known later (the width of the function's input, the element types of a
+container slot) can still be filled in when the op that fixes it is met:
+every op reads its values' types when the module is printed."""
+
+import math
+
+
+class MemRef:
+    """memref<d0 x ... x dtype>; a dimension of None is dynamic (?)."""
+
+    def __init__(self, shape, dtype="f32"):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+    def __eq__(self, other):
+        return isinstance(other, MemRef) and (self.shape, self.dtype) == (
+            other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __str__(self):
+        return "memref<%s%s>" % (
+            "".join("%sx" % ("?" if d is None else d) for d in self.shape), self.dtype)
+
+    __repr__ = __str__
+
+
+def float_literal(x):
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError("not a finite float: %r" % x)
+    text = repr(x)
+    if "." not in text and "e" not in text:
+        text += ".0"
+    elif "." not in text:  # MLIR float literals need a '.': 1e-06 -> 1.0e-06
+        mantissa, _, exponent = text.partition("e")
+        text = mantissa + ".0e" + exponent
+    return text
+
+
+class Value:
+    """An SSA value; `type` is a MemRef or a type string ('i1', 'index', ...).
+    A MemRef type may stay None until an op fixes it (`provisional`)."""
+
+    def __init__(self, name, type):
+        self.name = name
+        self.type = type
+
+    def __str__(self):
+        return self.name
+
+
+class _If:
+    """scf.if with yielded results; `then_block`/`else_block` are Blocks."""
+
+    def __init__(self, results, cond, then_block, else_block, loc):
+        self.results, self.cond = results, cond
+        self.then_block, self.else_block, self.loc = then_block, else_block, loc
+
+    def render(self, indent):
+        pad = " " * indent
+        res = ", ".join(v.name for v in self.results)
+        types = ", ".join(str(v.type) for v in self.results)
+        head = "%s = scf.if %s -> (%s) {" % (res, self.cond, types) if self.results \
+            else "scf.if %s {" % self.cond
+        lines = [pad + head]
+        lines += self.then_block.render(indent + 2)
+        lines.append(pad + "} else {")
+        lines += self.else_block.render(indent + 2)
+        lines.append(pad + "} " + self.loc)
+        return lines
+
+
+class Block:
+    def __init__(self):
+        self.items = []
+        self.yields = None  # values an scf.if region yields
+
+    def render(self, indent):
+        lines = []
+        for item in self.items:
+            if callable(item):
+                lines.append(" " * indent + item())
+            else:
+                lines += item.render(indent)
+        if self.yields is not None and self.yields:
+            lines.append(" " * indent + "scf.yield %s : %s" % (
+                ", ".join(v.name for v in self.yields),
+                ", ".join(str(v.type) for v in self.yields)))
+        elif self.yields is not None:
+            lines.append(" " * indent + "scf.yield")
+        return lines
+
+
+class Emitter:
+    """Symbols, one function, and a stack of blocks being filled."""
+
+    def __init__(self, path):
+        self.path = path
+        self.symbols = []          # lines, in declaration order
+        self.symbol_names = set()
+        self.args = []             # (Value, python name)
+        self.results = None
+        self.body = Block()
+        self.blocks = [self.body]
+        self.names = set()
+
+    # -- values --------------------------------------------------------------
+    def fresh(self, hint, type):
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in hint) or "v"
+        if base[0].isdigit():
+            base = "v" + base
+        name, i = base, 0
+        while name in self.names:
+            i += 1
+            name = "%s_%d" % (base, i)
+        self.names.add(name)
+        return Value("%" + name, type)
+
+    def loc(self, node):
+        if node is None or not hasattr(node, "lineno"):
+            return ""
+        return 'loc("%s":%d:%d)' % (self.path.replace("\\", "\\\\").replace('"', '\\"'),
+                                   node.lineno, node.col_offset + 1)
+
+    def add(self, item):
+        self.blocks[-1].items.append(item)
+
+    def op(self, results, text, node):
+        """Appends `results = text loc`; text is a callable (printed late)."""
+        loc = self.loc(node)
+
+        def line():
+            head = ", ".join(v.name for v in results)
+            return ("%s = " % head if results else "") + text() + (" " + loc if loc else "")
+        self.add(line)
+
+    def constant(self, value, type, node):
+        v = self.fresh("c%s" % (str(value).replace(".", "_").replace("-", "m")
+                                if type == "index" else ("true" if value is True else
+                                                         "false" if value is False else "f")),
+                       type)
+        lit = ("true" if value else "false") if type == "i1" else \
+            float_literal(value) if type.startswith(("f", "bf")) else str(value)
+        self.op([v], lambda: "arith.constant %s : %s" % (lit, type), node)
+        return v
+
+    def symbol(self, name, line):
+        if name not in self.symbol_names:
+            self.symbol_names.add(name)
+            self.symbols.append(line)
+
+    # -- printing ------------------------------------------------------------
+    def render(self, header_comment, func_name="forward", tp_size=1):
+        out = ["// " + l if l else "//" for l in header_comment.splitlines()]
+        out.append("module attributes {tx.config = #tx.config<tp_size = %d>} {" % tp_size)
+        out += ["  " + s() if callable(s) else "  " + s for s in self.symbols]
+        out.append("")
+        sig = ", ".join("%s: %s" % (v.name, v.type) for v, _ in self.args)
+        rtypes = ", ".join(str(v.type) for v in self.results)
+        ret = " -> %s" % (rtypes if len(self.results) == 1 else "(%s)" % rtypes) \
+            if self.results else ""
+        out.append("  func.func @%s(%s)%s {" % (func_name, sig, ret))
+        out += self.body.render(4)
+        out.append("    return%s" % (
+            " %s : %s" % (", ".join(v.name for v in self.results), rtypes)
+            if self.results else ""))
+        out.append("  }")
+        out.append("}")
+        return "\n".join(out) + "\n"

@@ -1,0 +1,453 @@
+"""Tensor operations of the frontend: each PyTorch form becomes a tx op.
+
+Buffers stay token-major ([tokens, heads, head_dim]); a PyTorch transpose
+only permutes `Tensor.dims`, and each op checks that the PyTorch dimensions
+it gets are the ones its tx op means (heads before tokens for the HF
+attention helpers, the same order for both operands of `+`, ...)."""
+
+from .errors import FrontendError
+from .ir import Block, MemRef, _If, float_literal
+from . import values as V
+
+PENDING = None  # a MemRef dimension size not known yet is stored as None too
+
+
+class Ops:
+    def __init__(self, emitter):
+        self.em = emitter
+        self.hint = None
+        self.dtype = "f32"
+        self.untyped = []  # container reads whose types a later op must give
+
+    # -- blocks ----------------------------------------------------------------
+    def em_push(self):
+        block = Block()
+        self.em.blocks.append(block)
+        return block
+
+    def em_pop(self):
+        self.em.blocks.pop()
+
+    def em_if(self, results, cond, blocks, node):
+        self.em.add(_If(results, cond, blocks[0], blocks[1], self.em.loc(node)))
+
+    def new_arg(self, name, type):
+        value = self.em.fresh(name, type)
+        self.em.args.append((value, name))
+        return value
+
+    def fresh(self, hint, type):
+        return self.em.fresh(self.hint or hint, type)
+
+    # -- checks ----------------------------------------------------------------
+    def tensor(self, v, node, what="argument"):
+        if isinstance(v, V.Unavailable):
+            raise FrontendError(v.why, node)
+        if not isinstance(v, V.Tensor):
+            raise FrontendError("%s must be a tensor, got %s" % (what, self.describe(v)), node)
+        if v.type is None:
+            raise FrontendError("the type of this tensor is not known here (read from "
+                                "a container before anything was stored in it)", node)
+        if v.role is not None:
+            raise FrontendError("the rotary %s may only be passed to the rotary helper"
+                                % v.role, node)
+        return v
+
+    def fix_last(self, t, size, node, what):
+        """Checks (or, for an input of unknown width, sets) the last size."""
+        shape = t.type.shape
+        if shape[-1] is PENDING and getattr(t.value, "pending", False):
+            t.value.type = MemRef(shape[:-1] + (size,), t.type.dtype)
+            t.value.pending = False
+            return
+        if shape[-1] != size:
+            raise FrontendError("%s: last dimension is %s, expected %d"
+                                % (what, "?" if shape[-1] is None else shape[-1], size), node)
+
+    def last_is_last(self, t, node, what):
+        if t.dims[-1] != len(t.type.shape) - 1:
+            raise FrontendError("%s needs the tensor's last dimension to be its "
+                                "innermost (it was transposed)" % what, node)
+
+    # -- projections, norms, elementwise --------------------------------------
+    def linear(self, layer, x, node):
+        x = self.tensor(x, node, "the input of self.%s" % layer.path)
+        self.last_is_last(x, node, "a projection")
+        self.fix_last(x, layer.in_features, node, "input of self.%s" % layer.path)
+        out = self.em.fresh(layer.symbol, MemRef(x.type.shape[:-1] + (layer.out_features,),
+                                                 self.dtype))
+        self.em.op([out], lambda: "tx.linear @%s(%s) : %s -> %s" % (
+            layer.symbol, x.value, x.type, out.type), node)
+        return V.Tensor(out, x.dims)
+
+    def norm(self, norm, x, node):
+        x = self.tensor(x, node, "the input of self.%s" % norm.path)
+        self.last_is_last(x, node, "a norm")
+        self.fix_last(x, norm.size, node, "input of self.%s" % norm.path)
+        w = self.em.fresh("w_" + norm.symbol, MemRef((norm.size,), self.dtype))
+        self.em.op([w], lambda: "tx.get_param @%s : %s" % (norm.symbol, w.type), node)
+        out = self.fresh(norm.symbol, x.type)
+        self.em.op([out], lambda: "tx.%s %s, %s eps %s : %s, %s -> %s" % (
+            norm.kind, x.value, w, float_literal(norm.eps), x.type, w.type, out.type), node)
+        return V.Tensor(out, x.dims)
+
+    def unary(self, kind, x, node):
+        x = self.tensor(x, node)
+        out = self.fresh(kind, x.type)
+        self.em.op([out], lambda: "tx.unary %s %s : %s -> %s" % (kind, x.value, x.type,
+                                                                   out.type), node)
+        return V.Tensor(out, x.dims)
+
+    def unary_into(self, kind, x, target, node):
+        x, target = self.tensor(x, node), self.tensor(target, node, "out")
+        self.same_layout(x, target, node)
+        self.em.op([], lambda: "tx.unary_into %s %s into %s : %s, %s" % (
+            kind, x.value, target.value, x.type, target.type), node)
+        return target
+
+    def operand(self, lhs, rhs, node, commutative):
+        """(tensor, tensor-or-scalar) for a binary op, checking broadcasting."""
+        if not isinstance(lhs, V.Tensor):
+            if not commutative:
+                raise FrontendError("a Python number on the left of '-' or '/' with a "
+                                    "tensor is not supported", node)
+            lhs, rhs = rhs, lhs
+        lhs = self.tensor(lhs, node)
+        if isinstance(rhs, bool) or not isinstance(rhs, (int, float, V.Tensor)):
+            raise FrontendError("unsupported operand %s" % self.describe(rhs), node)
+        if isinstance(rhs, V.Tensor):
+            rhs = self.tensor(rhs, node)
+            if len(rhs.type.shape) > len(lhs.type.shape) and commutative:
+                lhs, rhs = rhs, lhs
+            self.broadcastable(lhs, rhs, node)
+            return lhs, rhs, rhs.value, rhs.type
+        c = self.em.constant(float(rhs), self.dtype, node)
+        return lhs, None, c, self.dtype
+
+    def broadcastable(self, lhs, rhs, node):
+        ls, rs = lhs.type.shape, rhs.type.shape
+        if ls[len(ls) - len(rs):] != rs:
+            raise FrontendError("shapes %s and %s do not broadcast as tx does (the "
+                                "right one must be a suffix)" % (lhs.type, rhs.type), node)
+        ld = [d for d in lhs.dims if d is not None]
+        rd = [d for d in rhs.dims if d is not None]
+        shift = len(ls) - len(rs)
+        if [d - shift for d in ld[len(ld) - len(rd):]] != rd:
+            raise FrontendError("operands are transposed differently", node)
+
+    def same_layout(self, a, b, node):
+        if a.type.shape != b.type.shape or [d for d in a.dims if d is not None] != \
+                [d for d in b.dims if d is not None]:
+            raise FrontendError("operands differ in shape or order (%s, %s)"
+                                % (a.type, b.type), node)
+
+    def binary(self, kind, lhs, rhs, node):
+        lhs, _, r, rtype = self.operand(lhs, rhs, node, kind in ("add", "mul"))
+        out = self.fresh(kind, lhs.type)
+        self.em.op([out], lambda: "tx.binary %s %s, %s : %s, %s -> %s" % (
+            kind, lhs.value, r, lhs.type, rtype, out.type), node)
+        return V.Tensor(out, lhs.dims)
+
+    def binary_into(self, kind, lhs, rhs, target, node):
+        target = self.tensor(target, node, "the written tensor")
+        lhs2, _, r, rtype = self.operand(lhs, rhs, node, kind in ("add", "mul"))
+        self.same_layout(lhs2, target, node)
+        self.em.op([], lambda: "tx.binary_into %s %s, %s into %s : %s, %s, %s" % (
+            kind, lhs2.value, r, target.value, lhs2.type, rtype, target.type), node)
+        return target
+
+    def copy_into(self, source, target, node):
+        source, target = self.tensor(source, node), self.tensor(target, node)
+        self.same_layout(source, target, node)
+        self.em.op([], lambda: "tx.copy %s into %s : %s, %s" % (
+            source.value, target.value, source.type, target.type), node)
+        return target
+
+    # -- views -----------------------------------------------------------------
+    def transposed(self, t, a, b, node=None):
+        dims = list(t.dims)
+        n = len(dims)
+        a, b = a % n, b % n
+        dims[a], dims[b] = dims[b], dims[a]
+        return V.Tensor(t.value, dims, t.role)
+
+    def view(self, t, sizes, node):
+        t = self.tensor(t, node)
+        if not t.identity():
+            raise FrontendError("view/reshape of a transposed tensor is not supported "
+                                "(tx buffers stay token-major)", node)
+        sizes = list(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) \
+            else list(sizes)
+        src = t.type.shape
+        src_static = 1
+        for d in src:
+            src_static *= d if d is not None else 1
+        src_dynamic = sum(d is None for d in src)
+        target, infer = [], None
+        for i, s in enumerate(sizes):
+            if s is V.TOKENS:
+                target.append(None)
+            elif s == -1 and infer is None:
+                infer = len(target)
+                target.append(-1)
+            elif isinstance(s, int) and not isinstance(s, bool) and s >= 1:
+                if s != 1:
+                    target.append(s)
+            else:
+                raise FrontendError("unsupported view size %r" % (s,), node)
+        static = 1
+        for d in target:
+            static *= d if d not in (None, -1) else 1
+        dynamic = sum(d is None for d in target)
+        if infer is not None:
+            if dynamic == src_dynamic:
+                if src_static % static:
+                    raise FrontendError("view: %s elements do not split into %s"
+                                        % (t.type, sizes), node)
+                target[infer] = src_static // static
+            elif dynamic == src_dynamic - 1 and src_static % static == 0:
+                target[infer] = None
+            else:
+                raise FrontendError("view: cannot infer -1 for %s" % (t.type,), node)
+        elif dynamic != src_dynamic or static != src_static:
+            raise FrontendError("view: %s cannot be viewed as %s" % (t.type, sizes), node)
+        dims, axis = [], 0
+        for s in sizes:
+            if isinstance(s, int) and s == 1:
+                dims.append(None)
+            else:
+                dims.append(axis)
+                axis += 1
+        rtype = MemRef(tuple(target), t.type.dtype)
+        if rtype == t.type:
+            return V.Tensor(t.value, dims)
+        out = self.fresh("view", rtype)
+        self.em.op([out], lambda: "tx.view %s : %s -> %s" % (t.value, t.type, out.type), node)
+        return V.Tensor(out, dims)
+
+    def tensor_index(self, t, key, node):
+        raise FrontendError("tensor indexing/slicing is not supported yet", node)
+
+    def method(self, obj, name, args, kwargs, node):
+        if isinstance(obj, dict):
+            if name == "get":
+                return obj.get(*args)
+            if name in ("items", "keys", "values"):
+                return list(getattr(obj, name)())
+        if isinstance(obj, str) and name in ("startswith", "endswith", "lower", "upper",
+                                             "format"):
+            return getattr(obj, name)(*args)
+        if not isinstance(obj, V.Tensor):
+            raise FrontendError("unsupported method '%s' of %s" % (name, self.describe(obj)),
+                                node)
+        t = obj
+        if name in ("view", "reshape"):
+            return self.view(t, args, node)
+        if name == "transpose":
+            return self.transposed(self.tensor(t, node), args[0], args[1], node)
+        if name == "permute":
+            perm = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
+                else list(args)
+            t = self.tensor(t, node)
+            n = len(t.dims)
+            if sorted(p % n for p in perm) != list(range(n)):
+                raise FrontendError("bad permutation %r" % (perm,), node)
+            return V.Tensor(t.value, [t.dims[p % n] for p in perm])
+        if name in ("contiguous", "float", "clone", "detach") or name in ("to", "type_as"):
+            self.tensor(t, node)
+            if name == "clone":
+                return self.unary_copy(t, node)
+            return t
+        if name in ("size", "dim"):
+            sizes = self.tensor(t, node).sizes()
+            if name == "dim":
+                return len(sizes)
+            return sizes if not args else sizes[args[0]]
+        if name == "unsqueeze":
+            t = self.tensor(t, node)
+            d = args[0] % (len(t.dims) + 1)
+            return V.Tensor(t.value, t.dims[:d] + [None] + t.dims[d:])
+        if name == "squeeze" and args:
+            t = self.tensor(t, node)
+            d = args[0] % len(t.dims)
+            if t.dims[d] is not None:
+                return t
+            return V.Tensor(t.value, t.dims[:d] + t.dims[d + 1:])
+        kinds = {"add": "add", "sub": "sub", "mul": "mul", "div": "div"}
+        if name in kinds:
+            return self.binary(kinds[name], t, args[0], node)
+        if name.endswith("_") and name[:-1] in kinds:
+            return self.binary_into(kinds[name[:-1]], t, args[0], t, node)
+        if name == "copy_":
+            return self.copy_into(args[0], t, node)
+        unary = {"exp": "exp", "neg": "neg", "relu": "relu"}
+        if name in unary:
+            return self.unary(unary[name], t, node)
+        if name.endswith("_") and name[:-1] in unary:
+            return self.unary_into(unary[name[:-1]], t, t, node)
+        return self.opaque("Tensor.%s" % name, [t] + list(args), kwargs, node)
+
+    def unary_copy(self, t, node):
+        one = self.em.constant(1.0, self.dtype, node)
+        out = self.fresh("clone", t.type)
+        self.em.op([out], lambda: "tx.binary mul %s, %s : %s, %s -> %s" % (
+            t.value, one, t.type, self.dtype, out.type), node)
+        return V.Tensor(out, t.dims)
+
+    # -- transformer ops -------------------------------------------------------
+    def rotary(self, x, cos, sin, heads_dim, node):
+        x = self.tensor(x, node, "the rotary input")
+        for c in (cos, sin):
+            if not isinstance(c, V.Tensor) or c.role not in ("cos", "sin"):
+                raise FrontendError("rotary cos/sin must be the forward's position "
+                                    "embeddings", node)
+        if len(x.type.shape) != 3 or x.dims[-1] != 2 or x.dims[heads_dim] != 1:
+            raise FrontendError("rotary input must be [..., heads, tokens, head_dim] with "
+                                "heads at dimension %d" % heads_dim, node)
+        half = x.type.shape[2] // 2
+        for c in (cos, sin):
+            self.fix_last(c, half, node, "rotary %s" % c.role)
+        out = self.fresh("rot", x.type)
+        self.em.op([out], lambda: "tx.rotary %s, %s, %s : %s, %s, %s -> %s" % (
+            x.value, cos.value, sin.value, x.type, cos.type, sin.type, out.type), node)
+        return V.Tensor(out, x.dims)
+
+    def attention(self, q, k, v, mask, scale, node, heads_first):
+        q, k, v = (self.tensor(a, node, "attention %s" % w) for a, w in
+                   ((q, "query"), (k, "key"), (v, "value")))
+        want = [None, 1, 0, 2] if heads_first else [None, 0, 1, 2]
+        for a in (q, k, v):
+            if len(a.type.shape) != 3 or [d for d in a.dims] != want:
+                raise FrontendError("attention expects [batch, %s, head_dim] tensors"
+                                    % ("heads, tokens" if heads_first else "tokens, heads"),
+                                    node)
+        if mask is not None and not isinstance(mask, V.CausalMask):
+            raise FrontendError("the attention mask must be the forward's attention_mask "
+                                "(causal) or None", node)
+        if scale is None:
+            scale = q.type.shape[2] ** -0.5
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+            raise FrontendError("attention scale must be a number known at import", node)
+        out = self.fresh("attn", q.type)
+        causal = " causal" if mask is not None else ""
+        self.em.op([out], lambda: "tx.attention %s, %s, %s scale %s%s : %s, %s, %s -> %s" % (
+            q.value, k.value, v.value, float_literal(scale), causal, q.type, k.type, v.type,
+            out.type), node)
+        return V.Tensor(out, q.dims)
+
+    # -- guards ----------------------------------------------------------------
+    def guard(self, layer, predicate, node):
+        if getattr(self, "test_break", None) == "fold-guards":
+            exists = isinstance(layer, V.Linear)
+            return {"is_none": not exists, "is_not_none": exists, "truthy": exists,
+                    "falsy": not exists, "eq_none": not exists, "ne_none": exists}[predicate]
+        ref = self.em.fresh(layer.symbol + "_ref", "!tx.layer_ref")
+        self.em.op([ref], lambda: "tx.layer_ref @%s" % layer.symbol, node)
+        g = self.em.fresh("has_" + layer.symbol, "i1")
+        self.em.op([g], lambda: "tx.guard %s %s" % (predicate, ref), node)
+        return V.Guard(g)
+
+    def guard_not(self, g, node):
+        true = self.em.constant(True, "i1", node)
+        out = self.em.fresh("not", "i1")
+        self.em.op([out], lambda: "arith.xori %s, %s : i1" % (g.value, true), node)
+        return V.Guard(out)
+
+    def guard_logic(self, op, values, node):
+        acc = None
+        for v in values:
+            if not isinstance(v, V.Guard):
+                v = V.Guard(self.em.constant(bool(v), "i1", node))
+            if acc is None:
+                acc = v
+                continue
+            out = self.em.fresh(op, "i1")
+            a, b = acc.value, v.value
+            self.em.op([out], lambda a=a, b=b: "arith.%si %s, %s : i1" % (op, a, b), node)
+            acc = V.Guard(out)
+        return acc
+
+    def merge(self, a, b, name, node):
+        """The scf.if result for `name`: tensors of one type and order."""
+        for x in (a, b):
+            if not isinstance(x, V.Tensor):
+                raise FrontendError("'%s' is a tensor in one branch and %s in the other"
+                                    % (name, self.describe(x)), node)
+        for x, y in ((a, b), (b, a)):
+            if x.type is None and y.type is not None:
+                x.value.type, x.dims = y.type, list(y.dims)
+        if a.type is None:
+            raise FrontendError("the type of '%s' is not known in either branch" % name, node)
+        if a.type != b.type or a.dims != b.dims:
+            raise FrontendError("'%s' differs between the branches: %s vs %s"
+                                % (name, a.type, b.type), node)
+        return V.Tensor(self.em.fresh(self.hint or name, a.type), a.dims)
+
+    # -- containers and opaque calls ------------------------------------------
+    def index_value(self, index, node):
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise FrontendError("a container index must be an int known at import, got %s"
+                                % self.describe(index), node)
+        return self.em.constant(index, "index", node)
+
+    def container_set(self, c, index, value, node):
+        items = list(value) if isinstance(value, (tuple, list)) else [value]
+        items = [self.tensor(x, node, "a stored value") for x in items]
+        idx = self.index_value(index, node)
+        c.slot_types = [x.type for x in items]
+        c.slot_dims = [list(x.dims) for x in items]
+        self.em.op([], lambda: "tx.container_set %s[%s] = %s : %s" % (
+            c.value, idx, ", ".join(str(x.value) for x in items),
+            ", ".join(str(x.type) for x in items)), node)
+
+    def container_get(self, read, n):
+        c, node = read.container, read.node
+        idx = self.index_value(read.index, node)
+        known = c.slot_types is not None and len(c.slot_types) == n
+        types = c.slot_types if known else [None] * n
+        dims = c.slot_dims if known else [None] * n
+        results = [self.em.fresh("%s_%d" % (c.name, i), t) for i, t in enumerate(types)]
+        self.untyped.extend((r, node) for r in results if r.type is None)
+        self.em.op(results, lambda: "tx.container_get %s[%s] : %s" % (
+            c.value, idx, ", ".join(str(r.type) for r in results)), node)
+        # Until a store or a branch merge gives them, type and order are unknown.
+        return [V.Tensor(r, d) for r, d in zip(results, dims)]
+
+    def none_call(self, layer, x, node):
+        """self.<layer>(x) where the layer is None: Python would raise, so
+        this only appears where a guard excludes it. An opaque call (unknown
+        effects, not executable) typed as the layer it would have been."""
+        x = self.tensor(x, node, "the input of self.%s" % layer.path)
+        if layer.would_be is None:
+            raise FrontendError("self.%s is None here and its size is unknown" % layer.path,
+                                node)
+        out = self.em.fresh(layer.symbol, MemRef(x.type.shape[:-1] +
+                                                 (layer.would_be.out_features,), self.dtype))
+        self.em.op([out], lambda: 'tx.opaque_call "self.%s is None"(%s) : (%s) -> %s' % (
+            layer.path, x.value, x.type, out.type), node)
+        return V.Tensor(out, x.dims)
+
+    def opaque(self, name, args, kwargs, node):
+        """A call the frontend does not know: tx.opaque_call, unknown effects.
+        Tensor arguments are passed; its one result, if any tensor was passed,
+        is assumed to have the first tensor argument's type."""
+        tensors = []
+        def collect(v):
+            if isinstance(v, V.Tensor) and v.type is not None:
+                tensors.append(v)
+            elif isinstance(v, (tuple, list)):
+                for x in v:
+                    collect(x)
+        for v in list(args) + list(kwargs.values()):
+            collect(v)
+        results = []
+        if tensors:
+            results = [self.em.fresh(name.rsplit(".", 1)[-1], tensors[0].type)]
+        self.em.op(results, lambda: 'tx.opaque_call "%s"(%s) : (%s) -> (%s)' % (
+            name, ", ".join(str(t.value) for t in tensors),
+            ", ".join(str(t.type) for t in tensors),
+            ", ".join(str(r.type) for r in results)), node)
+        if results:
+            return V.Tensor(results[0], tensors[0].dims)
+        return V.Unavailable("the result of the opaque call '%s' (line %d) has no known "
+                             "type" % (name, node.lineno))

@@ -1,0 +1,292 @@
+"""Which module classes, functions and forward arguments become which tx ops.
+
+Everything the frontend recognises by name is in the tables below, and a
+user extends them without touching the frontend:
+
+    from tx.frontend import table
+    table.register_norm("MyNorm", size_arg="dim", eps_arg="eps")
+    table.alias_function("my_rope", "apply_rotary_pos_emb")
+
+(`python3 -m tx.frontend --norm MyNorm --helper my_rope=apply_rotary_pos_emb`
+does the same.) Names are matched by their import path
+(`torch.nn.functional.silu`, however `F` was imported), and a function or
+class of the modeling file by its own name. A name in a table wins over the
+definition in the file (the file's `apply_rotary_pos_emb` is not inlined:
+it becomes tx.rotary); a function of the file in no table is inlined; any
+other call becomes `tx.opaque_call` (unknown effects)."""
+
+from .errors import FrontendError
+from . import values as V
+
+# -- modules: called in __init__, return a module attribute ------------------
+# factory(tr, node, path, args, kwargs) -> value
+
+
+def _arg(args, kwargs, index, name, node, default=V.Unavailable):
+    """Argument `index` or keyword `name` (a tuple: any of the names)."""
+    for n in (name if isinstance(name, tuple) else (name,)):
+        if n in kwargs:
+            return kwargs[n]
+    name = name[0] if isinstance(name, tuple) else name
+    if index is not None and index < len(args):
+        return args[index]
+    if default is V.Unavailable:
+        raise FrontendError("missing argument '%s'" % name, node)
+    return default
+
+
+def _int(value, what, node):
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise FrontendError("%s must be a positive integer, got %r" % (what, value), node)
+    return value
+
+
+def linear(tr, node, path, args, kwargs):
+    in_f = _int(_arg(args, kwargs, 0, "in_features", node), "in_features", node)
+    out_f = _int(_arg(args, kwargs, 1, "out_features", node), "out_features", node)
+    bias = _arg(args, kwargs, 2, "bias", node, True)
+    if not isinstance(bias, bool):
+        raise FrontendError("bias must be a Python bool, got %r" % (bias,), node)
+    return V.Linear(path, in_f, out_f, bias, node)
+
+
+_SIZE_NAMES = ("hidden_size", "dim", "normalized_shape", "d_model", "num_features")
+
+
+def norm_factory(kind="rmsnorm", size_arg=_SIZE_NAMES, size_index=0, eps_arg="eps",
+                 eps_index=1, default_eps=1e-6):
+    """A norm class: weight of `size` (its keyword `size_arg`, one name or a
+    tuple, or positional `size_index`), epsilon from `eps_arg` (else
+    `default_eps`)."""
+    def factory(tr, node, path, args, kwargs):
+        size = _int(_arg(args, kwargs, size_index, size_arg, node), "the norm size", node)
+        eps = _arg(args, kwargs, eps_index, eps_arg, node, default_eps)
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+            raise FrontendError("%s must be a number, got %r" % (eps_arg, eps), node)
+        return V.Norm(path, kind, size, float(eps), node)
+    return factory
+
+
+def activation_module(kind):
+    return lambda tr, node, path, args, kwargs: V.Activation(kind)
+
+
+def identity_module(tr, node, path, args, kwargs):
+    return V.Identity()
+
+
+def gelu_module(tr, node, path, args, kwargs):
+    approx = _arg(args, kwargs, 0, "approximate", node, "none")
+    return V.Activation("gelu_tanh" if approx == "tanh" else "gelu")
+
+
+def module_list(tr, node, path, args, kwargs):
+    items = _arg(args, kwargs, 0, "modules", node, [])
+    return V.ModuleList(items)
+
+
+MODULES = {
+    "torch.nn.Linear": linear,
+    "torch.nn.ModuleList": module_list,
+    "torch.nn.Dropout": identity_module,
+    "torch.nn.Identity": identity_module,
+    "torch.nn.SiLU": activation_module("silu"),
+    "torch.nn.ReLU": activation_module("relu"),
+    "torch.nn.GELU": gelu_module,
+    "torch.nn.RMSNorm": norm_factory(),
+}
+
+# Class names matched by suffix when no exact entry exists: every HF model
+# names its RMSNorm <Model>RMSNorm(hidden_size, eps=...).
+MODULE_SUFFIXES = {
+    "RMSNorm": norm_factory(),
+}
+
+
+def register_module(name, factory):
+    """Maps class `name` (dotted import path or a class of the file) to
+    `factory(tr, node, path, args, kwargs)`."""
+    MODULES[name] = factory
+
+
+def register_norm(name, size_arg=_SIZE_NAMES, size_index=0, eps_arg="eps",
+                  eps_index=1, default_eps=1e-6):
+    """Declares class `name` an RMSNorm: weight * x / rms(x) over the last
+    dimension, its weight the module's `weight` parameter."""
+    MODULES[name] = norm_factory("rmsnorm", size_arg, size_index, eps_arg,
+                                 eps_index, default_eps)
+
+
+def lookup_module(name):
+    if name in MODULES:
+        return MODULES[name]
+    short = name.rsplit(".", 1)[-1]
+    if not name.startswith("torch.") and short in MODULES:
+        return MODULES[short]
+    for suffix, factory in MODULE_SUFFIXES.items():
+        if short.endswith(suffix):
+            return factory
+    return None
+
+
+# -- activations: ACT2FN[config.hidden_act] -----------------------------------
+ACT2FN = {
+    "silu": "silu", "swish": "silu", "relu": "relu", "gelu": "gelu",
+    "gelu_pytorch_tanh": "gelu_tanh", "gelu_new": "gelu_tanh", "gelu_fast": "gelu_tanh",
+}
+
+# -- functions: called in forward ---------------------------------------------
+# handler(tr, node, args, kwargs) -> value
+
+
+def unary_function(kind):
+    def handler(tr, node, args, kwargs):
+        x = _arg(args, kwargs, 0, "input", node)
+        out = kwargs.get("out")
+        if kwargs.get("inplace", False) is True:
+            out = x
+        if out is not None:
+            return tr.unary_into(kind, x, out, node)
+        return tr.unary(kind, x, node)
+    return handler
+
+
+def gelu_function(tr, node, args, kwargs):
+    approx = kwargs.get("approximate", "none")
+    return unary_function("gelu_tanh" if approx == "tanh" else "gelu")(tr, node, args, kwargs)
+
+
+def binary_function(kind):
+    def handler(tr, node, args, kwargs):
+        a = _arg(args, kwargs, 0, "input", node)
+        b = _arg(args, kwargs, 1, "other", node)
+        if kwargs.get("out") is not None:
+            return tr.binary_into(kind, a, b, kwargs["out"], node)
+        return tr.binary(kind, a, b, node)
+    return handler
+
+
+def rotary_pair(tr, node, args, kwargs):
+    """HF apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1)."""
+    q = _arg(args, kwargs, 0, ("q", "query"), node)
+    k = _arg(args, kwargs, 1, ("k", "key"), node)
+    cos = _arg(args, kwargs, 2, "cos", node)
+    sin = _arg(args, kwargs, 3, "sin", node)
+    heads_dim = _arg(args, kwargs, 5, "unsqueeze_dim", node, 1)
+    if getattr(k, "role", None) is not None:
+        raise FrontendError("the two-tensor rotary helper (q, k, cos, sin) got cos as k: "
+                            "for a one-tensor helper use --helper NAME=apply_rotary_single",
+                            node)
+    return (tr.rotary(q, cos, sin, heads_dim, node), tr.rotary(k, cos, sin, heads_dim, node))
+
+
+def rotary_single(tr, node, args, kwargs):
+    """apply_rotary(x, cos, sin, unsqueeze_dim=1): one tensor (Gemma style)."""
+    x = _arg(args, kwargs, 0, "x", node)
+    cos = _arg(args, kwargs, 1, "cos", node)
+    sin = _arg(args, kwargs, 2, "sin", node)
+    heads_dim = _arg(args, kwargs, 4, "unsqueeze_dim", node, 1)
+    return tr.rotary(x, cos, sin, heads_dim, node)
+
+
+def eager_attention(tr, node, args, kwargs):
+    """HF eager_attention_forward(module, q, k, v, attention_mask, scaling,
+    dropout=0.0, **kwargs): q/k/v [batch, heads, tokens, head_dim]; returns
+    (output [batch, tokens, heads, head_dim], None): the weights are not
+    computed (as with SDPA)."""
+    q = _arg(args, kwargs, 1, ("query", "q"), node)
+    k = _arg(args, kwargs, 2, ("key", "k"), node)
+    v = _arg(args, kwargs, 3, ("value", "v"), node)
+    mask = _arg(args, kwargs, 4, ("attention_mask", "mask"), node, None)
+    scaling = _arg(args, kwargs, 5, "scaling", node, None)
+    dropout = _arg(args, kwargs, 6, "dropout", node, 0.0)
+    if kwargs.get("sliding_window") is not None:
+        raise FrontendError("sliding-window attention is not supported", node)
+    if dropout not in (0, 0.0):
+        raise FrontendError("attention dropout must be 0 (inference), got %r" % (dropout,), node)
+    out = tr.attention(q, k, v, mask, scaling, node, heads_first=True)
+    return (tr.transposed(out, 1, 2), None)
+
+
+def sdpa(tr, node, args, kwargs):
+    """F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0,
+    is_causal=False, scale=None): [batch, heads, tokens, head_dim]."""
+    q = _arg(args, kwargs, 0, "query", node)
+    k = _arg(args, kwargs, 1, "key", node)
+    v = _arg(args, kwargs, 2, "value", node)
+    mask = _arg(args, kwargs, 3, "attn_mask", node, None)
+    dropout = _arg(args, kwargs, 4, "dropout_p", node, 0.0)
+    causal = _arg(args, kwargs, 5, "is_causal", node, False)
+    scale = _arg(args, kwargs, 6, "scale", node, None)
+    if dropout not in (0, 0.0):
+        raise FrontendError("attention dropout must be 0 (inference)", node)
+    if mask is not None and not isinstance(mask, V.CausalMask):
+        raise FrontendError("attn_mask must be the causal attention_mask or None", node)
+    if causal is True:
+        mask = V.CausalMask()
+    return tr.attention(q, k, v, mask, scale, node, heads_first=True)
+
+
+FUNCTIONS = {
+    "torch.nn.functional.silu": unary_function("silu"),
+    "torch.nn.functional.relu": unary_function("relu"),
+    "torch.relu": unary_function("relu"),
+    "torch.nn.functional.gelu": gelu_function,
+    "torch.exp": unary_function("exp"),
+    "torch.neg": unary_function("neg"),
+    "torch.add": binary_function("add"),
+    "torch.sub": binary_function("sub"),
+    "torch.mul": binary_function("mul"),
+    "torch.div": binary_function("div"),
+    "torch.nn.functional.scaled_dot_product_attention": sdpa,
+    "apply_rotary_pos_emb": rotary_pair,
+    "eager_attention_forward": eager_attention,
+}
+
+
+def register_function(name, handler):
+    """Maps function `name` to `handler(tr, node, args, kwargs)`."""
+    FUNCTIONS[name] = handler
+
+
+def alias_function(name, existing):
+    """`name` behaves as the function `existing` of the table."""
+    if existing not in FUNCTIONS:
+        raise KeyError("no function '%s' in the table (known: %s)"
+                       % (existing, ", ".join(sorted(FUNCTIONS))))
+    FUNCTIONS[name] = FUNCTIONS[existing]
+
+
+FUNCTIONS["apply_rotary_single"] = rotary_single
+
+
+def lookup_function(name):
+    if name in FUNCTIONS:
+        return FUNCTIONS[name]
+    short = name.rsplit(".", 1)[-1]
+    if not name.startswith("torch.") and short in FUNCTIONS:
+        return FUNCTIONS[short]
+    return None
+
+
+# -- forward arguments of the imported module, by parameter name --------------
+# kind: "activation" ([tokens, hidden] input), "rope" (a (cos, sin) pair,
+# each [tokens, head_dim / 2]), "cos"/"sin" (one of them), "mask" (the
+# causal mask), "container" (!tx.container). Parameters named in no table
+# take their default value (None for the KV cache, position ids, ...).
+FORWARD_ARGS = {
+    "hidden_states": "activation", "x": "activation", "hidden": "activation",
+    "h": "activation", "inputs_embeds": "activation",
+    "position_embeddings": "rope", "cos": "cos", "sin": "sin",
+    "attention_mask": "mask", "mask": "mask", "causal_mask": "mask",
+    "shared_kv_states": "container",
+}
+
+
+def register_forward_arg(name, kind):
+    if kind not in ("activation", "rope", "cos", "sin", "mask", "container"):
+        raise ValueError("unknown forward argument kind '%s'" % kind)
+    FORWARD_ARGS[name] = kind
+
+# Config keys read when the config lacks them (HF sets them at run time).
+CONFIG_DEFAULTS = {"_attn_implementation": "eager"}

@@ -1,0 +1,714 @@
+"""The interpreter: runs `__init__` on the config and translates `forward`.
+
+Python-level values are computed as Python would (config arithmetic, shape
+tuples, loops over layers are unrolled); tensors become tx ops through the
+Ops mixin; module attributes tested with `is None` / `is not None` /
+truthiness / `==` become tx.layer_ref + tx.guard, and branches on them
+scf.if: they are never folded here."""
+
+import ast
+import math
+import operator
+
+from .errors import FrontendError
+from .ops import Ops
+from .source import _plain
+from . import table
+from . import values as V
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod, ast.Pow: operator.pow}
+_TENSOR_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+_CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+           ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+           ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+           ast.Is: operator.is_, ast.IsNot: operator.is_not}
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+def _is_layer(value):
+    return isinstance(value, (V.Linear, V.NoneLayer))
+
+
+class Translator(Ops):
+    def __init__(self, source, config, emitter, layer_idx=0, flags=()):
+        Ops.__init__(self, emitter)
+        self.src = source
+        self.config = config
+        self.layer_idx = layer_idx
+        self.flags = set(flags)          # module attributes imported as i1 arguments
+        self.flag_args = {}
+        self.specs = []                  # declared module attributes, in order
+        self.depth = 0
+        self.in_init = False
+
+    # == statements ===========================================================
+    def run_block(self, stmts, env):
+        for stmt in stmts:
+            self.run_stmt(stmt, env)
+
+    current = None  # the statement being translated (for internal errors)
+
+    def run_stmt(self, s, env):
+        Translator.current = s
+        if isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Constant):
+                return  # docstring
+            if self.in_init and self._is_super_init(s.value):
+                return
+            self.eval(s.value, env)
+        elif isinstance(s, ast.Assign):
+            hint = s.targets[0].id if isinstance(s.targets[0], ast.Name) else (
+                s.targets[0].attr if isinstance(s.targets[0], ast.Attribute) else None)
+            value = self.eval(s.value, env, hint=hint)
+            for target in s.targets:
+                self.assign(target, value, env, s)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.assign(s.target, self.eval(s.value, env), env, s)
+        elif isinstance(s, ast.AugAssign):
+            self.aug_assign(s, env)
+        elif isinstance(s, ast.If):
+            self.run_if(s, env)
+        elif isinstance(s, ast.For):
+            self.run_for(s, env)
+        elif isinstance(s, ast.Return):
+            raise _Return(self.eval(s.value, env) if s.value is not None else None)
+        elif isinstance(s, ast.Pass):
+            pass
+        elif isinstance(s, ast.Assert):
+            test = self.eval(s.test, env)
+            if self._python(test, s.test) and not test:
+                raise FrontendError("assertion fails at import", s)
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            pass
+        else:
+            raise FrontendError("unsupported statement '%s'" % type(s).__name__, s)
+
+    def _is_super_init(self, e):
+        return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
+                and isinstance(e.func.value, ast.Call)
+                and isinstance(e.func.value.func, ast.Name)
+                and e.func.value.func.id == "super")
+
+    def assign(self, target, value, env, stmt):
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), stmt)
+            for t, v in zip(target.elts, items):
+                self.assign(t, v, env, stmt)
+        elif isinstance(target, ast.Attribute):
+            obj = self.eval(target.value, env)
+            if not isinstance(obj, V.Instance):
+                raise FrontendError("can only assign attributes of modules", target)
+            if self.in_init:
+                value = self.declare(obj, target.attr, value, stmt, env)
+            elif isinstance(value, V.Tensor) or _is_layer(obj.attrs.get(target.attr)):
+                raise FrontendError("assigning a module attribute in forward is not "
+                                    "supported", target)
+            obj.attrs[target.attr] = value
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, env)
+            key = self.eval(target.slice, env)
+            if isinstance(obj, V.Container):
+                self.container_set(obj, key, value, target)
+            elif isinstance(obj, (dict, list)):
+                obj[key] = value
+            else:
+                raise FrontendError("unsupported subscript assignment (to %s)"
+                                    % self.describe(obj), target)
+        elif isinstance(target, ast.Starred):
+            raise FrontendError("starred assignment is not supported", target)
+        else:
+            raise FrontendError("unsupported assignment target", target)
+
+    def unpack(self, value, n, node):
+        if isinstance(value, V.ContainerRead):
+            return self.container_get(value, n)
+        if isinstance(value, (tuple, list)):
+            if len(value) != n:
+                raise FrontendError("cannot unpack %d values into %d names"
+                                    % (len(value), n), node)
+            return list(value)
+        raise FrontendError("cannot unpack %s" % self.describe(value), node)
+
+    def aug_assign(self, s, env):
+        op = type(s.op)
+        current = self.eval(s.target, env)
+        value = self.eval(s.value, env)
+        if isinstance(current, V.Tensor):
+            if op not in _TENSOR_BINOPS:
+                raise FrontendError("unsupported in-place operator on a tensor", s)
+            # `x += y` writes x's buffer, as in PyTorch.
+            self.binary_into(_TENSOR_BINOPS[op], current, value, current, s)
+            return
+        self.assign(s.target, self.binop(op, current, value, s), env, s)
+
+    def run_for(self, s, env):
+        if s.orelse:
+            raise FrontendError("for/else is not supported", s)
+        iterable = self.eval(s.iter, env)
+        if isinstance(iterable, V.ModuleList):
+            iterable = iterable.items
+        if not isinstance(iterable, (list, tuple, range, dict)):
+            raise FrontendError("can only loop over layers, ranges and Python "
+                                "sequences (unrolled at import), not %s"
+                                % self.describe(iterable), s.iter)
+        for item in list(iterable):
+            self.assign(s.target, item, env, s)
+            self.run_block(s.body, env)
+
+    def run_if(self, s, env):
+        cond = self.test(s.test, env)
+        if not isinstance(cond, V.Guard):
+            self.run_block(s.body if cond else s.orelse, env)
+            return
+
+        def branch(stmts):
+            def build(benv):
+                try:
+                    self.run_block(stmts, benv)
+                except _Return:
+                    raise FrontendError("return inside a branch on a module attribute "
+                                        "guard is not supported", stmts[0]) from None
+                return benv
+            return build
+        self.guarded(cond, env, branch(s.body), branch(s.orelse), s)
+
+    def guarded(self, cond, env, build_then, build_else, node):
+        """scf.if on `cond`: each build gets a copy of env and returns the env
+        (or, for expressions, a 1-entry dict) it ends with; names that differ
+        become results."""
+        blocks, envs = [], []
+        for build in (build_then, build_else):
+            block = self.em_push()
+            try:
+                envs.append(build(dict(env)))
+            finally:
+                self.em_pop()
+            blocks.append(block)
+        names = [n for n in list(envs[0]) + [k for k in envs[1] if k not in envs[0]]
+                 if envs[0].get(n, _MISSING) is not env.get(n, _MISSING)
+                 or envs[1].get(n, _MISSING) is not env.get(n, _MISSING)]
+        results = []
+        for n in names:
+            a, b = envs[0].get(n, _MISSING), envs[1].get(n, _MISSING)
+            if a is _MISSING or b is _MISSING:
+                env[n] = V.Unavailable("'%s' is set in only one branch of the guard at "
+                                       "line %d" % (n, node.lineno))
+                continue
+            if isinstance(a, V.Tensor) or isinstance(b, V.Tensor):
+                merged = self.merge(a, b, n, node)
+                results.append((merged, a, b))
+                env[n] = merged
+            elif isinstance(a, V.Guard) or isinstance(b, V.Guard):
+                raise FrontendError("'%s' is a guard value differing between branches"
+                                    % n, node)
+            elif a is b or (type(a) == type(b) and a == b):
+                env[n] = a
+            else:
+                env[n] = V.Unavailable("'%s' differs between the branches of the guard at "
+                                       "line %d" % (n, node.lineno))
+        blocks[0].yields = [a.value for _, a, _ in results]
+        blocks[1].yields = [b.value for _, _, b in results]
+        self.em_if([m.value for m, _, _ in results], cond.value, blocks, node)
+        return env
+
+    # == expressions ==========================================================
+    def test(self, e, env):
+        """A condition: a Python bool, or a Guard for module-attribute tests."""
+        value = self.eval(e, env)
+        if isinstance(value, V.Guard):
+            return value
+        if _is_layer(value):
+            return self.guard(value, "truthy", e)
+        if isinstance(value, V.Tensor):
+            raise FrontendError("the truth value of a tensor depends on its data: not "
+                                "supported", e)
+        if isinstance(value, (V.Unavailable,)):
+            raise FrontendError(value.why, e)
+        return bool(value)
+
+    def eval(self, e, env, hint=None):
+        method = getattr(self, "eval_" + type(e).__name__, None)
+        if method is None:
+            raise FrontendError("unsupported expression '%s'" % type(e).__name__, e)
+        saved, self.hint = self.hint, hint or self.hint
+        try:
+            value = method(e, env)
+        finally:
+            self.hint = saved
+        return value
+
+    def eval_Constant(self, e, env):
+        return e.value
+
+    def eval_Name(self, e, env):
+        if e.id in env:
+            value = env[e.id]
+        else:
+            value = self.src.global_value(e.id, e)
+        if isinstance(value, V.Unavailable):
+            raise FrontendError(value.why, e)
+        return value
+
+    def eval_Tuple(self, e, env):
+        return tuple(self.elements(e.elts, env))
+
+    def eval_List(self, e, env):
+        return list(self.elements(e.elts, env))
+
+    def elements(self, elts, env):
+        out = []
+        for x in elts:
+            if isinstance(x, ast.Starred):
+                out.extend(self.unpack_all(self.eval(x.value, env), x))
+            else:
+                out.append(self.eval(x, env))
+        return out
+
+    def unpack_all(self, value, node):
+        if isinstance(value, V.ModuleList):
+            return value.items
+        if isinstance(value, (tuple, list, range)):
+            return list(value)
+        raise FrontendError("cannot unpack %s" % self.describe(value), node)
+
+    def eval_Dict(self, e, env):
+        out = {}
+        for k, v in zip(e.keys, e.values):
+            if k is None:
+                out.update(self.eval(v, env))
+            else:
+                out[self.eval(k, env)] = self.eval(v, env)
+        return out
+
+    def eval_JoinedStr(self, e, env):
+        parts = []
+        for v in e.values:
+            parts.append(str(self.eval(v.value, env)) if isinstance(v, ast.FormattedValue)
+                         else v.value)
+        return "".join(parts)
+
+    def eval_ListComp(self, e, env):
+        return list(self.comprehension(e, env))
+
+    eval_GeneratorExp = eval_ListComp
+
+    def comprehension(self, e, env):
+        if len(e.generators) != 1 or e.generators[0].ifs or e.generators[0].is_async:
+            raise FrontendError("only simple comprehensions are supported", e)
+        gen = e.generators[0]
+        local = dict(env)
+        for item in self.unpack_all(self.eval(gen.iter, env), gen.iter):
+            self.assign(gen.target, item, local, e)
+            yield self.eval(e.elt, local)
+
+    def eval_Attribute(self, e, env):
+        base = self.eval(e.value, env)
+        name = e.attr
+        if isinstance(base, V.Dotted):
+            return V.Dotted(base.name + "." + name)
+        if isinstance(base, V.Config):
+            return self.config_get(base, name, e)
+        if isinstance(base, V.Instance):
+            if name in self.flags and not self.in_init:
+                return self.flag_arg(base, name, e)
+            if name not in base.attrs:
+                raise FrontendError("module '%s' has no attribute '%s' (set in __init__)"
+                                    % (base.cls.name, name), e)
+            return base.attrs[name]
+        if isinstance(base, V.Tensor):
+            if name == "shape":
+                return base.sizes()
+            if name in ("dtype", "device"):
+                return "tensor.%s" % name
+            return V.BoundMethod(base, name)
+        if isinstance(base, (V.Container, dict, str, tuple, list)):
+            return V.BoundMethod(base, name)
+        raise FrontendError("unsupported attribute '%s' of %s" % (name, self.describe(base)), e)
+
+    def config_get(self, cfg, name, node, default=V.Unavailable):
+        if name in cfg.data:
+            value = cfg.data[name]
+        elif name in table.CONFIG_DEFAULTS:
+            value = table.CONFIG_DEFAULTS[name]
+        elif default is not V.Unavailable:
+            return default
+        else:
+            raise FrontendError("config has no key '%s' (%s)" % (name, cfg.path), node)
+        return value
+
+    def eval_Subscript(self, e, env):
+        base = self.eval(e.value, env)
+        key = self.eval(e.slice, env)
+        if isinstance(base, V.Dotted) and base.name.rsplit(".", 1)[-1] == "ACT2FN":
+            if key not in table.ACT2FN:
+                raise FrontendError("unsupported activation '%s' (known: %s)"
+                                    % (key, ", ".join(sorted(table.ACT2FN))), e)
+            return V.Activation(table.ACT2FN[key])
+        if isinstance(base, V.Dotted) and base.name.endswith("ALL_ATTENTION_FUNCTIONS"):
+            # HF's attention registry: every implementation is tx.attention.
+            return V.Dotted("eager_attention_forward")
+        if isinstance(base, V.ModuleList):
+            return V.ModuleList(base.items[key]) if isinstance(key, slice) else base.items[key]
+        if isinstance(base, V.Container):
+            return V.ContainerRead(base, key, e)
+        if isinstance(base, V.Tensor):
+            return self.tensor_index(base, key, e)
+        if isinstance(base, (tuple, list, dict, str)):
+            try:
+                return base[key]
+            except (IndexError, KeyError, TypeError) as err:
+                raise FrontendError("bad subscript: %s" % err, e) from None
+        raise FrontendError("cannot subscript %s" % self.describe(base), e)
+
+    def eval_Slice(self, e, env):
+        part = lambda x: None if x is None else self.eval(x, env)
+        return slice(part(e.lower), part(e.upper), part(e.step))
+
+    def eval_Index(self, e, env):  # Python < 3.9
+        return self.eval(e.value, env)
+
+    def eval_BinOp(self, e, env):
+        return self.binop(type(e.op), self.eval(e.left, env), self.eval(e.right, env), e)
+
+    def binop(self, op, a, b, node):
+        for v in (a, b):
+            if isinstance(v, V.Unavailable):
+                raise FrontendError(v.why, node)
+        if isinstance(a, V.Tensor) or isinstance(b, V.Tensor):
+            if op not in _TENSOR_BINOPS:
+                raise FrontendError("unsupported operator on tensors", node)
+            return self.binary(_TENSOR_BINOPS[op], a, b, node)
+        if op not in _BINOPS or not self._python(a, node) or not self._python(b, node):
+            raise FrontendError("unsupported operator", node)
+        try:
+            return _BINOPS[op](a, b)
+        except Exception as err:
+            raise FrontendError("cannot compute at import: %s" % err, node) from None
+
+    def _python(self, v, node):
+        if v is V.TOKENS:
+            raise FrontendError("the number of tokens is not known at import (it is "
+                                "dynamic): use -1 in views", node)
+        return not isinstance(v, (V.Guard, V.Tensor, V.Spec, V.Instance, V.Container,
+                                  V.ContainerRead))
+
+    def eval_UnaryOp(self, e, env):
+        if isinstance(e.op, ast.Not):
+            value = self.eval(e.operand, env)
+            if _is_layer(value):
+                return self.guard(value, "falsy", e)
+            if isinstance(value, V.Guard):
+                return self.guard_not(value, e)
+            return not self.test(e.operand, env)
+        value = self.eval(e.operand, env)
+        if isinstance(value, V.Tensor):
+            if isinstance(e.op, ast.USub):
+                return self.unary("neg", value, e)
+            raise FrontendError("unsupported unary operator on a tensor", e)
+        if isinstance(e.op, ast.USub):
+            return -value
+        if isinstance(e.op, ast.UAdd):
+            return +value
+        raise FrontendError("unsupported unary operator", e)
+
+    def eval_BoolOp(self, e, env):
+        values = [self.test(v, env) for v in e.values]
+        if any(isinstance(v, V.Guard) for v in values):
+            return self.guard_logic("and" if isinstance(e.op, ast.And) else "or", values, e)
+        return all(values) if isinstance(e.op, ast.And) else any(values)
+
+    def eval_Compare(self, e, env):
+        left = self.eval(e.left, env)
+        if len(e.ops) > 1:  # a < b < c on Python values
+            result = True
+            for op, comparator in zip(e.ops, e.comparators):
+                right = self.eval(comparator, env)
+                for v in (left, right):
+                    if not self._python(v, e) or isinstance(v, V.Unavailable):
+                        raise FrontendError("chained comparison of %s is not supported"
+                                            % self.describe(v), e)
+                result = result and _CMPOPS[type(op)](left, right)
+                left = right
+            return result
+        op = type(e.ops[0])
+        right = self.eval(e.comparators[0], env)
+        if right is None and _is_layer(left) or left is None and _is_layer(right):
+            layer = left if right is None else right
+            pred = {ast.Is: "is_none", ast.IsNot: "is_not_none", ast.Eq: "eq_none",
+                    ast.NotEq: "ne_none"}.get(op)
+            if pred is None:
+                raise FrontendError("unsupported comparison of a layer with None", e)
+            return self.guard(layer, pred, e)
+        if op in (ast.Is, ast.IsNot) and (right is None or left is None):
+            other = left if right is None else right
+            result = other is None
+            return result if op is ast.Is else not result
+        for v in (left, right):
+            if not self._python(v, e) or isinstance(v, V.Unavailable):
+                raise FrontendError("comparison of %s is not supported (only Python values "
+                                    "and module attributes against None)"
+                                    % self.describe(v), e)
+        return _CMPOPS[op](left, right)
+
+    def eval_IfExp(self, e, env):
+        cond = self.test(e.test, env)
+        if not isinstance(cond, V.Guard):
+            return self.eval(e.body if cond else e.orelse, env)
+        key = "<ifexp>"
+
+        def arm(expr):
+            def build(benv):
+                benv[key] = self.eval(expr, benv)
+                return benv
+            return build
+        return self.guarded(cond, env, arm(e.body), arm(e.orelse), e).pop(key)
+
+    def eval_Starred(self, e, env):
+        raise FrontendError("starred expression here is not supported", e)
+
+    # == calls ================================================================
+    def eval_Call(self, e, env):
+        func = self.eval(e.func, env)
+        args = self.elements(e.args, env)
+        kwargs = {}
+        for kw in e.keywords:
+            value = self.eval(kw.value, env)
+            if kw.arg is None:
+                if not isinstance(value, dict):
+                    raise FrontendError("** of %s is not supported" % self.describe(value), kw)
+                kwargs.update(value)
+            else:
+                kwargs[kw.arg] = value
+        return self.call(func, args, kwargs, e, env)
+
+    def call(self, func, args, kwargs, node, env):
+        if isinstance(func, V.Dotted):
+            return self.call_named(func.name, args, kwargs, node)
+        if isinstance(func, V.FunctionRef):
+            handler = table.lookup_function(func.name)
+            if handler is not None:
+                # The file's own signature (its defaults) binds the call; the
+                # handler gets every parameter by position and by name.
+                bound = self.bind(func.node, args, kwargs, node)
+                a = func.node.args
+                names = [p.arg for p in list(getattr(a, "posonlyargs", [])) + list(a.args)]
+                extra = bound.get(a.kwarg.arg, {}) if a.kwarg is not None else {}
+                named = dict(extra)
+                named.update({n: bound[n] for n in names})
+                return handler(self, node, [bound[n] for n in names], named)
+            return self.inline(func.node, None, args, kwargs, node)
+        if isinstance(func, V.ClassRef):
+            if not self.in_init:
+                raise FrontendError("creating module '%s' in forward is not supported"
+                                    % func.name, node)
+            return self.instantiate(func.name, args, kwargs, node, self.init_path)
+        if isinstance(func, V.Instance):
+            forward = self.src.method(func.cls, "forward", node)
+            return self.inline(forward, func, args, kwargs, node)
+        if isinstance(func, V.Linear):
+            return self.linear(func, self.one_arg(args, kwargs, node), node)
+        if isinstance(func, V.NoneLayer):
+            return self.none_call(func, self.one_arg(args, kwargs, node), node)
+        if isinstance(func, V.Norm):
+            return self.norm(func, self.one_arg(args, kwargs, node), node)
+        if isinstance(func, V.Activation):
+            return self.unary(func.kind, self.one_arg(args, kwargs, node), node)
+        if isinstance(func, V.Identity):
+            return self.one_arg(args, kwargs, node)
+        if isinstance(func, V.BoundMethod):
+            return self.method(func.obj, func.name, args, kwargs, node)
+        if callable(func) and getattr(func, "_tx_builtin", False):
+            return func(self, node, args, kwargs)
+        if isinstance(func, V.Unavailable):
+            raise FrontendError(func.why, node)
+        raise FrontendError("cannot call %s" % self.describe(func), node)
+
+    def one_arg(self, args, kwargs, node):
+        values = list(args) + list(kwargs.values())
+        if len(values) != 1:
+            raise FrontendError("expected one argument, got %d" % len(values), node)
+        return values[0]
+
+    def call_named(self, name, args, kwargs, node):
+        if self.in_init:
+            factory = table.lookup_module(name)
+            if factory is not None:
+                return factory(self, node, self.init_path, args, kwargs)
+            if name in ("torch.nn.Parameter",):
+                raise FrontendError("nn.Parameter outside a norm class is not supported",
+                                    node)
+            raise FrontendError("unknown module class or function '%s' in __init__" % name,
+                                node)
+        handler = table.lookup_function(name)
+        if handler is not None:
+            return handler(self, node, args, kwargs)
+        if name.endswith("ALL_ATTENTION_FUNCTIONS.get_interface"):
+            # get_interface(implementation, default): as the subscript above.
+            return args[1] if len(args) > 1 else V.Dotted("eager_attention_forward")
+        if name.startswith("math.") and hasattr(math, name[5:]):
+            return _plain(getattr(math, name[5:]))(self, node, args, kwargs)
+        if table.lookup_module(name) is not None:
+            raise FrontendError("creating module '%s' in forward is not supported" % name,
+                                node)
+        return self.opaque(name, args, kwargs, node)
+
+    def inline(self, fn, instance, args, kwargs, node):
+        """Runs a method or a function of the file on these arguments."""
+        if self.depth > 50:
+            raise FrontendError("calls nested too deeply (recursion?)", node)
+        env = self.bind(fn, ([instance] if instance is not None else []) + list(args),
+                        kwargs, node)
+        self.depth += 1
+        saved, self.hint = self.hint, None
+        try:
+            self.run_block(fn.body, env)
+        except _Return as r:
+            return r.value
+        finally:
+            self.depth -= 1
+            self.hint = saved
+        return None
+
+    def bind(self, fn, args, kwargs, node):
+        a = fn.args
+        params = list(getattr(a, "posonlyargs", [])) + list(a.args)
+        env = {}
+        kwargs = dict(kwargs)
+        if len(args) > len(params) and a.vararg is None:
+            raise FrontendError("%s() takes %d arguments, %d given"
+                                % (fn.name, len(params), len(args)), node)
+        defaults = [None] * (len(params) - len(a.defaults)) + list(a.defaults)
+        for i, (p, d) in enumerate(zip(params, defaults)):
+            if i < len(args):
+                env[p.arg] = args[i]
+                if p.arg in kwargs:
+                    raise FrontendError("%s() got '%s' twice" % (fn.name, p.arg), node)
+            elif p.arg in kwargs:
+                env[p.arg] = kwargs.pop(p.arg)
+            elif d is not None:
+                env[p.arg] = self.eval(d, {})
+            else:
+                raise FrontendError("%s() missing argument '%s'" % (fn.name, p.arg), node)
+        if a.vararg is not None:
+            env[a.vararg.arg] = tuple(args[len(params):])
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if p.arg in kwargs:
+                env[p.arg] = kwargs.pop(p.arg)
+            elif d is not None:
+                env[p.arg] = self.eval(d, {})
+            else:
+                raise FrontendError("%s() missing argument '%s'" % (fn.name, p.arg), node)
+        if a.kwarg is not None:
+            env[a.kwarg.arg] = kwargs
+        elif kwargs:
+            raise FrontendError("%s() got unexpected argument '%s'"
+                                % (fn.name, next(iter(kwargs))), node)
+        return env
+
+    # == __init__ =============================================================
+    def instantiate(self, cls_name, args, kwargs, node, path):
+        factory = table.lookup_module(cls_name)
+        if factory is not None:
+            return factory(self, node, path, args, kwargs)
+        cls = self.src.classes.get(cls_name)
+        if cls is None:
+            raise FrontendError("unknown module class '%s'" % cls_name, node)
+        inst = V.Instance(cls, path)
+        init = self.src.method(cls, "__init__", node, required=False)
+        if init is not None:
+            saved = self.in_init, self.init_path
+            self.in_init = True
+            try:
+                self.inline(init, inst, args, kwargs, node)
+            finally:
+                self.in_init, self.init_path = saved
+        return inst
+
+    init_path = ""
+
+    def declare(self, inst, attr, value, stmt, env):
+        """`self.attr = value` in __init__: names what it declares."""
+        path = (inst.path + "." if inst.path else "") + attr
+        if isinstance(value, V.ModuleList):
+            for i, item in enumerate(value.items):
+                self.rebase(item, "%s.%d" % (path, i))
+        else:
+            self.rebase(value, path)
+        alternative = self.linear_alternative(stmt) if value is None else None
+        if alternative is not None:
+            # The layer it would have been gives a call of it its type.
+            try:
+                would_be = self.eval(alternative, env)
+            except FrontendError:
+                would_be = None
+            value = V.NoneLayer(path, stmt)
+            value.would_be = would_be if isinstance(would_be, V.Linear) else None
+            if would_be in self.specs:
+                self.specs.remove(would_be)
+            self.specs.append(value)
+        return value
+
+    def rebase(self, value, path):
+        """Gives a module created in an expression its attribute path."""
+        if isinstance(value, V.Spec):
+            value.path = path
+            if value not in self.specs:
+                self.specs.append(value)
+        elif isinstance(value, V.Instance):
+            value.path = path
+            for name, attr in value.attrs.items():
+                if isinstance(attr, (V.Spec, V.Instance)):
+                    self.rebase(attr, path + "." + name)
+                elif isinstance(attr, V.ModuleList):
+                    for i, item in enumerate(attr.items):
+                        self.rebase(item, "%s.%s.%d" % (path, name, i))
+
+    def linear_alternative(self, stmt):
+        """`self.x = nn.Linear(...) if c else None`: x is a layer slot."""
+        value = getattr(stmt, "value", None)
+        if isinstance(value, ast.IfExp):
+            for arm in (value.body, value.orelse):
+                if isinstance(arm, ast.Call):
+                    name = self.src.dotted(arm.func)
+                    if name and table.lookup_module(name) is table.linear:
+                        return arm
+        return None
+
+    # == builtins =============================================================
+    def flag_arg(self, inst, name, node):
+        value = inst.attrs.get(name)
+        if not isinstance(value, bool):
+            raise FrontendError("--flag %s: self.%s is %r, not a bool" % (name, name, value),
+                                node)
+        key = (inst.path, name)
+        if key not in self.flag_args:
+            self.flag_args[key] = self.new_arg(name, "i1")
+        return V.Guard(self.flag_args[key])
+
+    def describe(self, v):
+        if isinstance(v, V.Tensor):
+            return "a tensor"
+        if isinstance(v, V.Instance):
+            return "module '%s'" % v.cls.name
+        if isinstance(v, V.Dotted):
+            return "'%s'" % v.name
+        if isinstance(v, (V.FunctionRef, V.ClassRef)):
+            return "'%s'" % v.name
+        return "%s %r" % (type(v).__name__, v) if not isinstance(v, object.__class__) \
+            else type(v).__name__
+
+
+class _Missing:
+    pass
+
+
+_MISSING = _Missing()

@@ -1,0 +1,415 @@
+//===- Graphs.cpp - device memory and CUDA graphs of the emulated device --===//
+//
+// Device memory: host memory the device tracks, within the limit
+// TX_EMULATOR_MEMORY (bytes) so that running out of device memory can be
+// tested.
+//
+// CUDA graphs, as the host code of tx-to-nvvm drives them with
+// cudagraph_mode = full: txGpuGraphBegin(slot, key, captured) opens a call,
+// txGpuGraphEnd(slot) closes it. The first call of a captured key records
+// the device work between the two (kernel launches with a copy of their
+// parameters, device-to-device copies and memsets) instead of running it,
+// and the call's allocations become the graph's buffers; End then launches
+// the graph: executes the record. Later calls of the key replay it: the
+// host code's launches are checked against the record and not run, its
+// allocations get the graph's buffers back in the same order (so the
+// addresses baked into the record are the call's), its frees keep them,
+// and End executes the record again. Copies between host and device
+// before the call's first kernel (its inputs) run eagerly, outside the
+// graph; after End (its results), too. A key that is not captured runs
+// eagerly, with a notice. This is the logic of runtime/cuda's capture
+// (cuStreamBeginCapture .. cuGraphLaunch), executed where it can be tested.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emulator.h"
+#include "TxEmulator.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+
+using namespace tx::emulator;
+
+//===-- Device memory -----------------------------------------------------===//
+
+namespace {
+uint64_t memoryLimit() {
+  static uint64_t limit = [] {
+    const char *env = std::getenv("TX_EMULATOR_MEMORY");
+    if (!env || !*env)
+      return UINT64_MAX;
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    return end && *end == 0 ? static_cast<uint64_t>(v) : UINT64_MAX;
+  }();
+  return limit;
+}
+
+std::map<void *, uint64_t> &liveAllocations() {
+  static std::map<void *, uint64_t> live;
+  return live;
+}
+} // namespace
+
+void *tx::emulator::allocateDeviceMemory(uint64_t bytes) {
+  Statistics &stats = mutableStatistics();
+  uint64_t limit = memoryLimit();
+  if (stats.deviceBytesInUse + bytes > limit || bytes > limit) {
+    reportError("mgpuMemAlloc: out of device memory: " +
+                std::to_string(bytes) + " bytes requested, " +
+                std::to_string(stats.deviceBytesInUse) + " of " +
+                std::to_string(limit) +
+                " bytes in use (TX_EMULATOR_MEMORY)");
+    return nullptr;
+  }
+  void *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!p) {
+    reportError("mgpuMemAlloc: out of memory allocating " +
+                std::to_string(bytes) + " bytes");
+    return nullptr;
+  }
+  addRegion(p, bytes, RegionKind::DeviceAlloc);
+  liveAllocations()[p] = bytes;
+  stats.deviceBytesInUse += bytes;
+  ++stats.allocations;
+  return p;
+}
+
+void tx::emulator::freeDeviceMemory(void *ptr) {
+  auto it = liveAllocations().find(ptr);
+  if (it == liveAllocations().end())
+    return reportError("mgpuMemFree: pointer is not a live device allocation");
+  mutableStatistics().deviceBytesInUse -= it->second;
+  liveAllocations().erase(it);
+  removeRegion(ptr);
+  std::free(ptr);
+}
+
+//===-- Graphs --------------------------------------------------------------===//
+
+namespace {
+struct Recorded {
+  enum Kind { Launch, Copy, Memset } kind;
+  Kernel *kernel = nullptr;
+  intptr_t grid[3] = {}, block[3] = {};
+  int32_t smem = 0;
+  std::vector<std::vector<char>> params;
+  void *dst = nullptr;
+  const void *src = nullptr;
+  size_t bytes = 0; // copy bytes, or memset count
+  uint32_t value = 0;
+  int width = 0;
+};
+
+struct Graph {
+  std::vector<Recorded> ops;
+  std::vector<std::pair<void *, uint64_t>> buffers;
+};
+
+/// The graphs of one function of a module (the module's slot points here).
+struct Slot {
+  std::map<int64_t, Graph> graphs;
+  std::set<int64_t> noticed;
+};
+
+enum class Mode { None, Eager, Capturing, Replaying };
+struct Call {
+  Mode mode = Mode::None;
+  Slot *slot = nullptr;
+  int64_t key = 0;
+  Graph capture;           // while capturing
+  Graph *graph = nullptr;  // while replaying
+  size_t nextBuffer = 0, nextOp = 0;
+};
+Call &call() {
+  static Call c;
+  return c;
+}
+
+/// The buffers of every graph (captured or being captured): the host code
+/// frees them at the end of each call, the graph keeps them.
+std::set<void *> &graphBuffers() {
+  static std::set<void *> buffers;
+  return buffers;
+}
+
+void discard(Graph &g) {
+  for (auto &[p, bytes] : g.buffers) {
+    graphBuffers().erase(p);
+    freeDeviceMemory(p);
+  }
+  g = Graph();
+}
+
+void execute(const Recorded &op) {
+  switch (op.kind) {
+  case Recorded::Launch: {
+    std::vector<void *> params;
+    for (const std::vector<char> &p : op.params)
+      params.push_back(const_cast<char *>(p.data()));
+    launch(op.kernel, op.grid, op.block, op.smem, params.data(),
+           params.size());
+    return;
+  }
+  case Recorded::Copy:
+    std::memmove(op.dst, op.src, op.bytes);
+    return;
+  case Recorded::Memset:
+    for (size_t i = 0; i < op.bytes; ++i) {
+      if (op.width == 4)
+        static_cast<uint32_t *>(op.dst)[i] = op.value;
+      else
+        static_cast<uint16_t *>(op.dst)[i] = static_cast<uint16_t>(op.value);
+    }
+    return;
+  }
+}
+
+std::string keyText(const Call &c) {
+  return "token count " + std::to_string(c.key);
+}
+
+/// Replaying: the host code's next operation must be the recorded one.
+const Recorded *nextRecorded(Recorded::Kind kind, const char *what) {
+  Call &c = call();
+  if (c.nextOp >= c.graph->ops.size() ||
+      c.graph->ops[c.nextOp].kind != kind) {
+    reportError(std::string("graph replay (") + keyText(c) +
+                "): the call issued a " + what + " where the captured graph "
+                "has " +
+                (c.nextOp >= c.graph->ops.size() ? "nothing more"
+                                                 : "another operation"));
+    return nullptr;
+  }
+  return &c.graph->ops[c.nextOp++];
+}
+} // namespace
+
+bool tx::emulator::graphTakesLaunch(Kernel *kernel, const intptr_t grid[3],
+                                    const intptr_t block[3], int32_t smem,
+                                    void **params) {
+  Call &c = call();
+  if (c.mode == Mode::Capturing) {
+    Recorded r;
+    r.kind = Recorded::Launch;
+    r.kernel = kernel;
+    for (int d = 0; d < 3; ++d) {
+      r.grid[d] = grid[d];
+      r.block[d] = block[d];
+    }
+    r.smem = smem;
+    for (size_t i = 0; i < kernel->paramBytes.size(); ++i) {
+      const char *p = static_cast<const char *>(params[i]);
+      r.params.emplace_back(p, p + kernel->paramBytes[i]);
+    }
+    c.capture.ops.push_back(std::move(r));
+    return true;
+  }
+  if (c.mode == Mode::Replaying) {
+    const Recorded *r = nextRecorded(Recorded::Launch, "kernel launch");
+    if (!r)
+      return true;
+    bool same = r->kernel == kernel && r->smem == smem;
+    for (int d = 0; d < 3; ++d)
+      same = same && r->grid[d] == grid[d] && r->block[d] == block[d];
+    for (size_t i = 0; same && i < kernel->paramBytes.size(); ++i)
+      same = std::memcmp(r->params[i].data(), params[i],
+                         kernel->paramBytes[i]) == 0;
+    if (!same)
+      reportError("graph replay (" + keyText(c) + "): launch of '" +
+                  kernel->name +
+                  "' differs from the captured one (its grid, block or "
+                  "parameters)");
+    return true;
+  }
+  return false;
+}
+
+bool tx::emulator::graphTakesCopy(void *dst, const void *src, size_t bytes) {
+  Call &c = call();
+  if (c.mode != Mode::Capturing && c.mode != Mode::Replaying)
+    return false;
+  if (!isDeviceMemory(dst) || !isDeviceMemory(src)) {
+    // The call's inputs, copied in before its first kernel: outside the
+    // graph (as a capture begun at the first launch leaves them).
+    bool first = c.mode == Mode::Capturing ? c.capture.ops.empty()
+                                           : c.nextOp == 0;
+    if (first)
+      return false;
+    reportError("mgpuMemcpy: a copy between host and device memory inside a "
+                "captured call (" +
+                keyText(c) +
+                ") after its first kernel: a graph would replay it from the same host "
+                "address");
+    return true;
+  }
+  if (c.mode == Mode::Capturing) {
+    Recorded r;
+    r.kind = Recorded::Copy;
+    r.dst = dst;
+    r.src = src;
+    r.bytes = bytes;
+    c.capture.ops.push_back(std::move(r));
+  } else if (const Recorded *r = nextRecorded(Recorded::Copy, "copy")) {
+    if (r->dst != dst || r->src != src || r->bytes != bytes)
+      reportError("graph replay (" + keyText(c) +
+                  "): a copy differs from the captured one");
+  }
+  return true;
+}
+
+bool tx::emulator::graphTakesMemset(void *dst, uint32_t value, size_t count,
+                                    int width) {
+  Call &c = call();
+  if (c.mode == Mode::Capturing) {
+    Recorded r;
+    r.kind = Recorded::Memset;
+    r.dst = dst;
+    r.bytes = count;
+    r.value = value;
+    r.width = width;
+    c.capture.ops.push_back(std::move(r));
+    return true;
+  }
+  if (c.mode == Mode::Replaying) {
+    if (const Recorded *r = nextRecorded(Recorded::Memset, "memset"))
+      if (r->dst != dst || r->bytes != count || r->value != value)
+        reportError("graph replay (" + keyText(c) +
+                    "): a memset differs from the captured one");
+    return true;
+  }
+  return false;
+}
+
+void *tx::emulator::graphAllocation(uint64_t bytes) {
+  Call &c = call();
+  if (c.mode == Mode::Capturing) {
+    void *p = allocateDeviceMemory(bytes);
+    if (p) {
+      c.capture.buffers.push_back({p, bytes});
+      graphBuffers().insert(p);
+    }
+    return p;
+  }
+  if (c.mode == Mode::Replaying) {
+    if (c.nextBuffer >= c.graph->buffers.size() ||
+        c.graph->buffers[c.nextBuffer].second != bytes) {
+      reportError("graph replay (" + keyText(c) + "): allocation #" +
+                  std::to_string(c.nextBuffer) + " of " +
+                  std::to_string(bytes) +
+                  " bytes is not the captured graph's");
+      return nullptr;
+    }
+    return c.graph->buffers[c.nextBuffer++].first;
+  }
+  return nullptr;
+}
+
+bool tx::emulator::graphKeepsAllocation(void *ptr) {
+  return graphBuffers().count(ptr) != 0;
+}
+
+#define TX_EXPORT extern "C" __attribute__((visibility("default")))
+
+TX_EXPORT void txGpuGraphBegin(void **slotAddress, int64_t key,
+                               int32_t captured) {
+  Call &c = call();
+  // A call that failed half-way (an error ended it) leaves its capture.
+  if (c.mode == Mode::Capturing)
+    discard(c.capture);
+  c = Call();
+  if (!slotAddress)
+    return reportError("txGpuGraphBegin: null graph slot");
+  if (!*slotAddress)
+    *slotAddress = new Slot();
+  c.slot = static_cast<Slot *>(*slotAddress);
+  c.key = key;
+  if (!captured) {
+    c.mode = Mode::Eager;
+    ++mutableStatistics().eagerCalls;
+    if (c.slot->noticed.insert(key).second)
+      std::fprintf(stderr,
+                   "tx-gpu: cudagraph_mode = full: token count %lld is not "
+                   "one of the capture sizes; launched eagerly\n",
+                   static_cast<long long>(key));
+    return;
+  }
+  auto it = c.slot->graphs.find(key);
+  if (it == c.slot->graphs.end()) {
+    c.mode = Mode::Capturing;
+  } else {
+    c.mode = Mode::Replaying;
+    c.graph = &it->second;
+  }
+}
+
+TX_EXPORT void txGpuGraphEnd(void **slotAddress) {
+  Call &c = call();
+  Mode mode = c.mode;
+  c.mode = Mode::None;
+  Statistics &stats = mutableStatistics();
+  if (mode == Mode::Capturing) {
+    ++stats.graphsCaptured;
+    c.graph = &(c.slot->graphs[c.key] = std::move(c.capture));
+    c.capture = Graph();
+  } else if (mode == Mode::Replaying) {
+    if (c.nextOp != c.graph->ops.size())
+      return reportError("graph replay (" + keyText(c) + "): the call issued " +
+                         std::to_string(c.nextOp) + " of the graph's " +
+                         std::to_string(c.graph->ops.size()) + " operations");
+  } else {
+    return;
+  }
+  // The graph launch.
+  ++stats.graphLaunches;
+  for (const Recorded &op : c.graph->ops)
+    execute(op);
+  (void)slotAddress;
+}
+
+TX_EXPORT void txGpuGraphRelease(void **slotAddress) {
+  if (!slotAddress || !*slotAddress)
+    return;
+  auto *slot = static_cast<Slot *>(*slotAddress);
+  for (auto &[key, graph] : slot->graphs)
+    discard(graph);
+  delete slot;
+  *slotAddress = nullptr;
+  call() = Call();
+}
+
+TX_EXPORT uint64_t txGpuCounter(const char *name) {
+  if (!name)
+    return UINT64_MAX;
+  Statistics s = statistics();
+  std::string n(name);
+  if (n == "bytes_h2d")
+    return s.bytesHostToDevice;
+  if (n == "bytes_d2h")
+    return s.bytesDeviceToHost;
+  if (n == "bytes_d2d")
+    return s.bytesDeviceToDevice;
+  if (n == "launches")
+    return s.launches;
+  if (n == "graph_launches")
+    return s.graphLaunches;
+  if (n == "graphs_captured")
+    return s.graphsCaptured;
+  if (n == "eager_calls")
+    return s.eagerCalls;
+  if (n == "syncs")
+    return s.syncs;
+  if (n == "allocations")
+    return s.allocations;
+  if (n == "device_bytes_in_use")
+    return s.deviceBytesInUse;
+  return UINT64_MAX;
+}
+
+TX_EXPORT void txGpuWeightsReleased() {
+  reportError("a function of the module was called after its device-resident "
+              "weights were released (the module was unloaded)");
+}

@@ -15,9 +15,13 @@
 
 namespace mlir::tx {
 
+/// Whether a diagnostic about `op` shows `op` as a note: not when it has
+/// regions (a module, a function, a loop would be printed whole).
+inline bool showsOpAsNote(Operation *op) { return op->getNumRegions() == 0; }
+
 inline InFlightDiagnostic emitDiagnosticAt(Operation *op,
                                            DiagnosticSeverity severity) {
-  bool withNote = op->getNumRegions() == 0;
+  bool withNote = showsOpAsNote(op);
   Location loc = op->getLoc();
   switch (severity) {
   case DiagnosticSeverity::Error:

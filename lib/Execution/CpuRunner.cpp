@@ -108,6 +108,26 @@ struct WeightCollector : public PassInstrumentation {
 };
 } // namespace
 
+/// The error of function `name`'s call that ended with `failure` (a device
+/// error or a failed runtime check); success when there is none.
+static llvm::Error
+callFailureError(llvm::StringRef name,
+                 const std::optional<tx::detail::RuntimeCheckFailure> &failure,
+                 ArrayAttr runtimeChecks) {
+  if (!failure)
+    return llvm::Error::success();
+  if (!failure->deviceError.empty())
+    return createStringError(std::errc::invalid_argument,
+                             "'%s': device error: %s", name.str().c_str(),
+                             failure->deviceError.c_str());
+  return createStringError(
+      std::errc::invalid_argument, "'%s': runtime check failed: %s",
+      name.str().c_str(),
+      formatRuntimeCheckFailure(runtimeChecks, failure->check, failure->lhs,
+                                failure->rhs)
+          .c_str());
+}
+
 /// Calls a no-argument function of the lowered module if it has one (the
 /// device-resident weights' load and release of tx-to-nvvm); a device error
 /// or failed runtime check it raises becomes the error.
@@ -119,20 +139,9 @@ static llvm::Error callIfPresent(ExecutionEngine &engine, llvm::StringRef name,
     return llvm::Error::success();
   }
   void *none = nullptr;
-  std::optional<tx::detail::RuntimeCheckFailure> failure =
-      tx::detail::invokeWithRuntimeChecks(*entry, &none);
-  if (failure && !failure->deviceError.empty())
-    return createStringError(std::errc::invalid_argument,
-                             "'%s': device error: %s", name.str().c_str(),
-                             failure->deviceError.c_str());
-  if (failure)
-    return createStringError(
-        std::errc::invalid_argument, "'%s': runtime check failed: %s",
-        name.str().c_str(),
-        formatRuntimeCheckFailure(runtimeChecks, failure->check, failure->lhs,
-                                  failure->rhs)
-            .c_str());
-  return llvm::Error::success();
+  return callFailureError(
+      name, tx::detail::invokeWithRuntimeChecks(*entry, &none),
+      runtimeChecks);
 }
 
 CpuRunner::~CpuRunner() {
@@ -503,17 +512,8 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     detail::ActiveProfile profiling(profileCounters.get());
     failure = detail::invokeWithRuntimeChecks(*entry, packed.data());
   }
-  if (failure && !failure->deviceError.empty())
-    return createStringError(std::errc::invalid_argument,
-                             "'%s': device error: %s", name.str().c_str(),
-                             failure->deviceError.c_str());
-  if (failure)
-    return createStringError(
-        std::errc::invalid_argument, "'%s': runtime check failed: %s",
-        name.str().c_str(),
-        formatRuntimeCheckFailure(runtimeChecks, failure->check,
-                                  failure->lhs, failure->rhs)
-            .c_str());
+  if (llvm::Error error = callFailureError(name, failure, runtimeChecks))
+    return std::move(error);
 
   // Copy results out (they may be strided views), then free the buffers the
   // function allocated for them.

@@ -19,6 +19,8 @@
 #ifndef TXDIALECT_TRANSFORMS_DECISIONREMARK_H
 #define TXDIALECT_TRANSFORMS_DECISIONREMARK_H
 
+#include "TxDialect/Diagnostics.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -80,8 +82,8 @@ public:
       return;
     std::string message = underlying->str();
     // The op itself as a note, as Operation::emitRemark does, unless it has
-    // regions: a function or a loop would be printed whole.
-    if (op && op->getNumRegions() == 0 &&
+    // regions (see Diagnostics.h).
+    if (op && showsOpAsNote(op) &&
         op->getContext()->shouldPrintOpOnDiagnostic())
       diag.attachNote(loc) << "see current operation: " << *op;
     diag.report();

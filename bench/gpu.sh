@@ -67,7 +67,7 @@ RUNTIME=$BUILD/lib/libtx_cuda_runtime.so
 [ -x "$TXOPT" ] || die "no tx-opt in $BUILD (build it, or drop --no-build)"
 if [ "$LIT_STEP" = 1 ]; then
   step "GPU lit tests (PTX, ptxas, runtime)"
-  "$LLVM/bin/lit" -s "$BUILD/test/Conversion/GPU" "$BUILD/test/Runtime/cuda"
+  "$LLVM/bin/lit" -s "$BUILD/test/Codegen/GPU" "$BUILD/test/Runtime/cuda"
 fi
 
 # The benchmark GEMMs: y[M,N] += x[M,4096] W[N,4096]^T with N = 6144 (fused

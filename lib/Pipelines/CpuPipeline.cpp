@@ -1,6 +1,7 @@
 //===- CpuPipeline.cpp - the tx-to-cpu pipeline ---------------------------===//
 
 #include "TxDialect/Pipelines/CpuPipeline.h"
+#include "TxDialect/Codegen/CPUCodegen.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/Pipelines/ModulePipeline.h"
 #include "TxDialect/Conversion/CollectivesToRuntime.h"
@@ -21,6 +22,8 @@ using namespace mlir;
 namespace mlir::tx {
 #define GEN_PASS_REGISTRATION
 #include "TxDialect/Conversion/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "TxDialect/Codegen/CPUPasses.h.inc"
 } // namespace mlir::tx
 
 void tx::buildTxToCPUPipeline(OpPassManager &pm,
@@ -108,6 +111,7 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
 
 void tx::registerTxCPUPasses() {
   registerTxConversionPasses();
+  registerTxCPUCodegenPasses();
   registerModulePipeline<TxToCPUOptions>(
       "tx-to-cpu",
       "Lower tx to the LLVM dialect for the CPU (tiled, vectorised GEMMs); "

@@ -21,7 +21,7 @@
 namespace mlir::tx {
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
-#include "TxDialect/Conversion/GPUPasses.h.inc"
+#include "TxDialect/Codegen/GPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;

@@ -1,17 +1,23 @@
 //===- CPUCodegen.h - linalg to vectorised CPU code -------------*- C++ -*-===//
 //
-// The CPU code generation of tx-to-cpu (lib/Codegen/CPU): the
-// tx-cpu-tile-and-vectorize pass (declared with the conversion passes,
-// TxDialect/Conversion/TxToLinalg.h) and the accumulator hoisting it runs.
+// The CPU code generation of tx-to-cpu (lib/Codegen/CPU): its passes
+// (CPUPasses.td: tx-cpu-tile-and-vectorize, tx-split-deallocs,
+// tx-lower-structured-control-flow) and the accumulator hoisting the first
+// one runs.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TXDIALECT_CODEGEN_CPUCODEGEN_H
 #define TXDIALECT_CODEGEN_CPUCODEGEN_H
 
+#include "mlir/Pass/Pass.h"
+
 namespace mlir {
 class Operation;
 namespace tx {
+
+#define GEN_PASS_DECL
+#include "TxDialect/Codegen/CPUPasses.h.inc"
 
 /// Keeps vectorised GEMM accumulators in registers across their K loops:
 /// in every scf.for under `root`, a loop-invariant vector.transfer_read and

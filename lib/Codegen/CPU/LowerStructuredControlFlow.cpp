@@ -21,7 +21,7 @@
 
 namespace mlir::tx {
 #define GEN_PASS_DEF_TXLOWERSTRUCTUREDCONTROLFLOW
-#include "TxDialect/Conversion/Passes.h.inc"
+#include "TxDialect/Codegen/CPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;

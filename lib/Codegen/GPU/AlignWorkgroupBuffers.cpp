@@ -9,7 +9,7 @@
 namespace mlir::tx {
 #define GEN_PASS_DECL_TXGPUALIGNWORKGROUPBUFFERS
 #define GEN_PASS_DEF_TXGPUALIGNWORKGROUPBUFFERS
-#include "TxDialect/Conversion/GPUPasses.h.inc"
+#include "TxDialect/Codegen/GPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;

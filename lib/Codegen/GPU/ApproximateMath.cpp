@@ -24,7 +24,7 @@
 namespace mlir::tx {
 #define GEN_PASS_DECL_TXGPUAPPROXIMATEMATH
 #define GEN_PASS_DEF_TXGPUAPPROXIMATEMATH
-#include "TxDialect/Conversion/GPUPasses.h.inc"
+#include "TxDialect/Codegen/GPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;

@@ -26,7 +26,7 @@ namespace mlir::tx {
 #define GEN_PASS_DECL_TXGPUCHECKLIBDEVICE
 #define GEN_PASS_DEF_TXGPUCHECKLIBDEVICE
 #define GEN_PASS_DEF_TXGPUCHECKTARGET
-#include "TxDialect/Conversion/GPUPasses.h.inc"
+#include "TxDialect/Codegen/GPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;

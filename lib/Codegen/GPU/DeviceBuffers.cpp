@@ -30,7 +30,7 @@
 namespace mlir::tx {
 #define GEN_PASS_DECL_TXGPUDEVICEBUFFERS
 #define GEN_PASS_DEF_TXGPUDEVICEBUFFERS
-#include "TxDialect/Conversion/GPUPasses.h.inc"
+#include "TxDialect/Codegen/GPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;

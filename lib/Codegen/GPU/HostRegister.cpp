@@ -12,7 +12,7 @@
 namespace mlir::tx {
 #define GEN_PASS_DECL_TXGPUHOSTREGISTER
 #define GEN_PASS_DEF_TXGPUHOSTREGISTER
-#include "TxDialect/Conversion/GPUPasses.h.inc"
+#include "TxDialect/Codegen/GPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;

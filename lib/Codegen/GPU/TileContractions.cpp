@@ -32,7 +32,7 @@
 namespace mlir::tx {
 #define GEN_PASS_DECL_TXGPUTILECONTRACTIONS
 #define GEN_PASS_DEF_TXGPUTILECONTRACTIONS
-#include "TxDialect/Conversion/GPUPasses.h.inc"
+#include "TxDialect/Codegen/GPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;

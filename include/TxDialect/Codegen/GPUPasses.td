@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TX_CONVERSION_GPUPASSES
-#define TX_CONVERSION_GPUPASSES
+#ifndef TX_CODEGEN_GPUPASSES
+#define TX_CODEGEN_GPUPASSES
 
 include "mlir/Pass/PassBase.td"
 
@@ -231,4 +231,4 @@ def TxGPUAlignWorkgroupBuffers
   ];
 }
 
-#endif // TX_CONVERSION_GPUPASSES
+#endif // TX_CODEGEN_GPUPASSES

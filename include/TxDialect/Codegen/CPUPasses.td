@@ -1,0 +1,91 @@
+//===- CPUPasses.td - passes of the tx CPU code generation -*- tablegen -*-===//
+//
+// The passes of lib/Codegen/CPU, run by the tx-to-cpu pipeline after
+// tx-to-linalg: GEMM tiling and vectorisation, and the two passes that keep
+// the lowering's compile time linear in the number of ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TX_CODEGEN_CPUPASSES
+#define TX_CODEGEN_CPUPASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"> {
+  let summary = "Tile and vectorise linalg GEMMs and static linalg ops for CPU";
+  let description = [{
+    Blocks every `linalg.matmul` for the cache by `gemm-cache-tile` (N, K):
+    loops over weight blocks of at most N x K (the largest that divide the
+    weight, so every block is static), with every token row passing over a
+    block while it is in cache; inside them, tiles it by `gemm-tile`
+    (M, N, K) with scf.for loops, peels the token loop so the main tiles are
+    static, then vectorises every linalg op with a static shape (GEMM tiles
+    become `vector.contract`, lowered to outer products / FMAs). Linalg ops
+    with dynamic
+    shapes stay for `convert-linalg-to-loops`. Implemented as a
+    transform-dialect script generated per class of GEMM shapes.
+  }];
+  let options = [
+    ListOption<"gemmTile", "gemm-tile", "int64_t",
+               "GEMM register tile sizes M,N,K (default 8,8,8)">,
+    ListOption<"gemmCacheTile", "gemm-cache-tile", "int64_t",
+               "GEMM cache block of the weight N,K (default 256,256; 0: "
+               "that dimension is not blocked)">,
+    ListOption<"gemmPackedTile", "gemm-packed-tile", "int64_t",
+               "Register tile sizes M,N,K of packed GEMMs (default 8,32,8)">,
+    Option<"parallelBlocks", "parallel-blocks", "bool", /*default=*/"false",
+           "Make the loop over a GEMM's N cache blocks an scf.forall (run on "
+           "threads by tx-to-cpu{threads=N})">,
+    Option<"gemmPackMinTokens", "gemm-pack-min-tokens", "int64_t",
+           /*default=*/"32",
+           "Pack GEMM operands (weight block transposed, token rows copied) "
+           "when a call has at least this many tokens (0: never)">,
+    Option<"gemmTokenBlock", "gemm-token-block", "int64_t",
+           /*default=*/"128",
+           "Token rows per block of a packed GEMM: the weight block is "
+           "packed once, the token rows per block of this many (0: all "
+           "rows in one block)">,
+    Option<"testUnsafeHoist", "test-unsafe-hoist", "bool", /*default=*/"false",
+           "Testing only, UNSAFE: the accumulator hoisting ignores the own "
+           "effects of ops with regions (a linalg op reading the buffer), so "
+           "that the differential tests can show they catch it">
+  ];
+  let dependentDialects = [
+    "::mlir::transform::TransformDialect", "::mlir::vector::VectorDialect",
+    "::mlir::scf::SCFDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
+def TxSplitDeallocs : Pass<"tx-split-deallocs", "::mlir::func::FuncOp"> {
+  let summary = "Split bufferization.dealloc ops of distinct allocations";
+  let description = [{
+    Every `bufferization.dealloc` splits into one op per memref that is the
+    result of its own `memref.alloc` / `memref.alloca` (distinct
+    allocations cannot alias each other), each with the same retained
+    values, their updated conditions or-ed; the other memrefs stay together.
+    `buffer-deallocation-simplification` does the same split, but with an
+    alias query per pair of memrefs: the ownership-based deallocation frees a
+    function's buffers in one op at its end, so that cost grew with the
+    square of the op count (65 s of a 10k-op chain). Run it between
+    `ownership-based-buffer-deallocation` and the simplification.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
+def TxLowerStructuredControlFlow
+    : Pass<"tx-lower-structured-control-flow", "::mlir::func::FuncOp"> {
+  let summary = "Lower scf to cf, the last loop of a block first";
+  let description = [{
+    Applies upstream's SCF-to-ControlFlow patterns (as `convert-scf-to-cf`
+    does), visiting ops from the end of each block to its start. Lowering a
+    loop splits its block; visited first to last, each split moved every op
+    after the loop, which made the lowering quadratic in the number of
+    loops of a function (21 s for a 10k-op chain, linear now). An scf op
+    the patterns do not lower is an error.
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // TX_CODEGEN_CPUPASSES

@@ -65,6 +65,15 @@ TXRUN=$BUILD/bin/tx-run
 RUNTIME=$BUILD/lib/libtx_cuda_runtime.so
 
 [ -x "$TXOPT" ] || die "no tx-opt in $BUILD (build it, or drop --no-build)"
+if [ "$OFFLINE" = 0 ]; then
+  # The GPU steps need a driver and a device: say so now, not after the
+  # lit suite and the cuBLAS build.
+  [ -x "$CUDA_HOME/bin/nvcc" ] || die "no nvcc in CUDA_HOME=$CUDA_HOME (the cuBLAS timer needs it)"
+  [ -x "$BUILD/bin/tx-cuda-runtime-test" ] ||
+    die "no tx-cuda-runtime-test in $BUILD (the CUDA runtime is built only where cuda.h is found)"
+  why=$("$BUILD/bin/tx-cuda-runtime-test" device 2>&1) ||
+    die "no usable CUDA GPU: ${why#device: } (bench/gpu.sh --offline runs the steps that need none)"
+fi
 if [ "$LIT_STEP" = 1 ]; then
   step "GPU lit tests (PTX, ptxas, runtime)"
   "$LLVM/bin/lit" -s "$BUILD/test/Codegen/GPU" "$BUILD/test/Runtime/cuda"

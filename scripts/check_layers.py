@@ -7,7 +7,10 @@
 A file may include headers of its own layer or of a lower one; an include of
 a higher layer is an error, printed as `file:line: error: ...`. Within one
 layer, a cycle between components (a header and the source files of the
-same name, e.g. Weights.h + Weights.cpp) is also an error. Usage:
+same name, e.g. Weights.h + Weights.cpp) is also an error. So is, in lib/, a
+pipeline parsed from text or a pass looked up by name (parsePassPipeline,
+PassInfo::lookup, PassPipelineInfo::lookup): lib/ builds pipelines with the
+typed builders; only tools/ parse what their user typed. Usage:
 
   check_layers.py [ROOT]      (default: the repository holding this script)
 
@@ -37,6 +40,8 @@ TOP_LEVEL = {"InitAllTx.h": "Registration"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(TxDialect[^"]*)"')
 SOURCES = (".h", ".cpp", ".td", ".inc", ".c")
+BY_NAME = re.compile(r"\b(parsePassPipeline|PassInfo::lookup|"
+                     r"PassPipelineInfo::lookup)\b")
 
 
 def layer_of_header(path):
@@ -81,6 +86,12 @@ def scan(root):
                     continue
                 with open(full, encoding="utf-8", errors="replace") as f:
                     for number, line in enumerate(f, 1):
+                        named = BY_NAME.search(line)
+                        if named and top == "lib":
+                            errors.append(
+                                "%s:%d: error: %s in lib/ (build pipelines "
+                                "with the typed builders)"
+                                % (rel, number, named.group(1)))
                         m = INCLUDE.match(line)
                         if not m:
                             continue

@@ -13,6 +13,8 @@
 #include "TxDialect/InitAllTx.h"
 #include "TxDialect/Transforms/StackingMaps.h"
 
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -21,7 +23,6 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -244,6 +245,20 @@ TxStatus txModuleVerify(TxModule *module) {
   return TX_OK;
 }
 
+llvm::Error tx::capi::addPipelineText(OpPassManager &pm,
+                                      llvm::StringRef pipeline) {
+  std::string errors;
+  MlirLogicalResult parsed = mlirOpPassManagerAddPipeline(
+      wrap(&pm), wrap(pipeline),
+      [](MlirStringRef text, void *errors) {
+        static_cast<std::string *>(errors)->append(text.data, text.length);
+      },
+      &errors);
+  if (mlirLogicalResultIsFailure(parsed))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), errors);
+  return llvm::Error::success();
+}
+
 /// Parses `pipeline` into a module-level pass manager and runs it.
 static TxStatus runPipeline(TxModule *module, llvm::StringRef pipeline,
                             llvm::StringRef caller) {
@@ -258,12 +273,10 @@ static TxStatus runPipeline(TxModule *module, llvm::StringRef pipeline,
   }
   PassManager pm(&module->context->mlirContext, ModuleOp::getOperationName(),
                  OpPassManager::Nesting::Implicit);
-  std::string parseErrors;
-  llvm::raw_string_ostream errorOs(parseErrors);
-  if (failed(parsePassPipeline(pipeline, pm, errorOs)))
-    return tx::capi::fail(TX_ERROR_PIPELINE, caller +
-                                                 ": invalid pipeline '" +
-                                                 pipeline + "': " + parseErrors);
+  if (llvm::Error e = tx::capi::addPipelineText(pm, pipeline))
+    return tx::capi::fail(TX_ERROR_PIPELINE,
+                          caller + ": invalid pipeline '" + pipeline +
+                              "': " + llvm::toString(std::move(e)));
   if (failed(pm.run(*module->module)))
     return tx::capi::failWithDiagnostics(
         module->context, TX_ERROR_PASS_FAILED,
@@ -297,7 +310,17 @@ TxStatus txModuleRunNamedPipeline(TxModule *module, const char *name,
     return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
                           caller + ": keys or values is NULL");
   llvm::StringRef nameRef(name);
-  if (!PassPipelineInfo::lookup(nameRef) && !PassInfo::lookup(nameRef))
+  // One registered pass or pipeline: its name alone parses.
+  OpPassManager probe(ModuleOp::getOperationName(),
+                      OpPassManager::Nesting::Implicit);
+  bool known = !nameRef.empty() &&
+               nameRef.find_first_of(",(){}= \t\n") == llvm::StringRef::npos;
+  if (known) {
+    llvm::Error e = tx::capi::addPipelineText(probe, nameRef);
+    known = !e;
+    llvm::consumeError(std::move(e));
+  }
+  if (!known)
     return tx::capi::fail(TX_ERROR_PIPELINE, caller +
                                                  ": unknown pass or pipeline '" +
                                                  nameRef + "'");

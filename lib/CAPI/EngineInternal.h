@@ -8,7 +8,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 
@@ -44,6 +46,10 @@ TxStatus failWithDiagnostics(TxContext *context, TxStatus status,
                              const llvm::Twine &fallback);
 /// A malloc'ed copy, freed by txStringDestroy.
 char *copyString(llvm::StringRef str);
+/// Adds the passes of pipeline text `pipeline` (the caller's, e.g.
+/// "tx-fusion,tx-to-cpu{threads=2}") to `pm`, parsed by MLIR's C API
+/// (mlirOpPassManagerAddPipeline); the parser's message when it fails.
+llvm::Error addPipelineText(mlir::OpPassManager &pm, llvm::StringRef pipeline);
 } // namespace mlir::tx::capi
 
 #endif // TXDIALECT_LIB_CAPI_ENGINEINTERNAL_H

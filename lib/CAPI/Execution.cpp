@@ -91,9 +91,21 @@ static TxStatus compileOn(llvm::StringRef caller, TxModule *module,
     return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
                           caller + ": " + llvm::toString(selected.takeError()));
   module->context->beginCall();
+  // The caller's pipeline text, or the device's lowering.
   tx::CpuRunnerOptions options;
-  options.pipeline = pipeline ? std::string(pipeline)
-                              : selected->defaultPipeline;
+  if (pipeline) {
+    options.pipelineName = pipeline;
+    options.pipeline = [text = std::string(pipeline)](OpPassManager &pm) {
+      return tx::capi::addPipelineText(pm, text);
+    };
+  } else {
+    options.pipelineName = selected->defaultPipelineName;
+    options.pipeline = [build =
+                            selected->buildDefaultPipeline](OpPassManager &pm) {
+      build(pm);
+      return llvm::Error::success();
+    };
+  }
   if (!selected->runtimeLibrary.empty())
     options.sharedLibs.push_back(selected->runtimeLibrary);
   options.weights.seed = seed;

@@ -1,10 +1,13 @@
 //===- CpuRunner.cpp - lower, JIT and call a tx module --------------------===//
 
 #include "TxDialect/Execution/CpuRunner.h"
+#include "Containers.h"
 #include "RuntimeChecks.h"
+#include "TxDialect/TxDialect.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/Conversion/ProfileOps.h"
 #include "TxDialect/InitAllTx.h"
+#include "TxDialect/Pipelines/CpuPipeline.h"
 #include "llvm/Support/DynamicLibrary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,13 +18,13 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -50,8 +53,8 @@ static std::string shapeToString(ArrayRef<int64_t> shape,
 }
 
 /// What the runner supports as an argument or result: f32, f16 and bf16
-/// memrefs (16-bit ones converted from and to the f32 tensors) and f32
-/// scalars.
+/// memrefs (16-bit ones converted from and to the f32 tensors), f32 and
+/// integer scalars, containers (arguments only).
 static llvm::Expected<ValueInfo> describe(Type t, StringRef func,
                                           StringRef what, unsigned index) {
   ValueInfo info;
@@ -66,25 +69,28 @@ static llvm::Expected<ValueInfo> describe(Type t, StringRef func,
   } else if (t.isF32()) {
     info.isScalar = true;
     return info;
+  } else if (t.isIndex() || (t.isSignlessInteger() &&
+                             t.getIntOrFloatBitWidth() <= 64)) {
+    info.isScalar = true;
+    info.intWidth = t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+    return info;
+  } else if (isa<ContainerType>(t) && what == "argument") {
+    info.isContainer = true;
+    return info;
   }
   return createStringError(std::errc::not_supported,
                            "function '%s': %s #%u has type %s; the CPU runner "
-                           "passes f32, f16 and bf16 memrefs and f32 scalars "
-                           "only",
+                           "passes f32, f16 and bf16 memrefs, f32 and integer "
+                           "scalars and containers only",
                            func.str().c_str(), what.str().c_str(), index,
                            info.typeString.c_str());
 }
 
-static void registerOnce() {
+static void initializeTargetOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    // Pipelines are parsed by name; a host tool (tx-opt-like drivers,
-    // tx-difftest) may have registered them already, and registering a
-    // pipeline twice is an error.
-    if (!PassPipelineInfo::lookup("tx-to-cpu"))
-      tx::registerAllTxPasses();
   });
 }
 
@@ -95,8 +101,10 @@ namespace {
 struct WeightCollector : public PassInstrumentation {
   std::optional<std::vector<WeightBinding>> bindings;
   std::string error;
+  /// The pass that makes the weight globals.
+  TypeID toLinalg = createTxToLinalg()->getTypeID();
   void runAfterPass(Pass *pass, Operation *op) override {
-    if (pass->getArgument() != "tx-to-linalg" || !isa<ModuleOp>(op))
+    if (pass->getTypeID() != toLinalg || !isa<ModuleOp>(op))
       return;
     auto b = collectWeightBindings(cast<ModuleOp>(op));
     if (!b) {
@@ -120,12 +128,14 @@ callFailureError(llvm::StringRef name,
     return createStringError(std::errc::invalid_argument,
                              "'%s': device error: %s", name.str().c_str(),
                              failure->deviceError.c_str());
-  return createStringError(
-      std::errc::invalid_argument, "'%s': runtime check failed: %s",
-      name.str().c_str(),
-      formatRuntimeCheckFailure(runtimeChecks, failure->check, failure->lhs,
-                                failure->rhs)
-          .c_str());
+  std::string message = formatRuntimeCheckFailure(
+      runtimeChecks, failure->check, failure->lhs, failure->rhs);
+  // A runtime function's own account (the containers').
+  if (!failure->detail.empty())
+    message += " " + failure->detail;
+  return createStringError(std::errc::invalid_argument,
+                           "'%s': runtime check failed: %s",
+                           name.str().c_str(), message.c_str());
 }
 
 /// Calls a no-argument function of the lowered module if it has one (the
@@ -149,11 +159,20 @@ CpuRunner::~CpuRunner() {
   if (engine)
     llvm::consumeError(
         callIfPresent(*engine, "__tx_gpu_release_weights", runtimeChecks));
+  // A worker thread of the async runtime can still be returning through the
+  // JIT'd code of a call's last task after the caller, woken by that task's
+  // token, has gone on: unmapping the code then crashes that thread (seen at
+  // tx-run's exit with threads=2, about 1 run in 40 under load). The runtime,
+  // loaded once for the process, offers no way to wait for its workers (its
+  // shutdown hook destroys the process-wide runtime that later runners use),
+  // so the code of such a module stays mapped: the engine is not destroyed.
+  if (usesAsyncRuntime)
+    (void)engine.release();
 }
 
 llvm::Expected<std::unique_ptr<CpuRunner>>
 CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
-  registerOnce();
+  initializeTargetOnce();
   auto start = std::chrono::steady_clock::now();
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
@@ -179,6 +198,9 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
         sig.inputs.push_back(ValueInfo{{}, false, "<unsupported>"});
         break;
       }
+      info->name = "arg" + std::to_string(i);
+      if (auto name = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
+        info->name = name.getName().str();
       sig.inputs.push_back(*info);
     }
     for (auto [i, t] : llvm::enumerate(ft.getResults())) {
@@ -202,12 +224,13 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   // Lower a clone.
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
   PassManager pm(ctx);
-  std::string err;
-  llvm::raw_string_ostream errOs(err);
-  if (failed(parsePassPipeline(options.pipeline, pm, errOs)))
+  if (!options.pipeline)
+    buildTxToCPUPipeline(pm, TxToCPUOptions());
+  else if (llvm::Error e = options.pipeline(pm))
     return createStringError(std::errc::invalid_argument,
                              "bad pipeline '%s': %s",
-                             options.pipeline.c_str(), err.c_str());
+                             options.pipelineName.c_str(),
+                             llvm::toString(std::move(e)).c_str());
   auto collector = std::make_unique<WeightCollector>();
   WeightCollector *weightsSeen = collector.get();
   pm.addInstrumentation(std::move(collector));
@@ -242,7 +265,7 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     if (failed(ran))
       return createStringError(std::errc::invalid_argument,
                                "lowering with '%s' failed:\n%s",
-                               options.pipeline.c_str(), diags.c_str());
+                               options.pipelineName.c_str(), diags.c_str());
   }
   if (!weightsSeen->error.empty())
     return createStringError(std::errc::not_supported, "%s",
@@ -286,6 +309,7 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   });
   if (usesAsync)
     libs.push_back(TX_MLIR_ASYNC_RUNTIME);
+  runner->usesAsyncRuntime = usesAsync;
   for (const std::string &l : libs) {
     std::string loadError;
     if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(l.c_str(),
@@ -315,6 +339,9 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     map[interner(kProfileEndFunctionName)] = {
         llvm::orc::ExecutorAddr::fromPtr(detail::profileEndAddress()),
         llvm::JITSymbolFlags::Exported};
+    for (auto [name, address] : detail::containerRuntimeSymbols())
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
     return map;
   });
   if (options.extraSymbols)
@@ -329,11 +356,20 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     break;
   }
   auto loadStart = std::chrono::steady_clock::now();
-  if (llvm::Error e = runner->bindWeights(options.weights))
-    return std::move(e);
-  // tx-to-nvvm keeps the weights in device memory: uploaded now, once.
+  // tx-to-nvvm keeps the weights in device memory: allocated now, once
+  // (uploaded from the module's globals, or written below piece by piece).
   if (llvm::Error e = callIfPresent(*runner->engine, "__tx_gpu_load_weights",
-                                    runner->runtimeChecks))
+                                    runner->runtimeChecks)) {
+    uint64_t bytes = 0;
+    for (const WeightBinding &b : runner->bindings)
+      bytes += Tensor::numElements(b.shape) * elementBytes(b.element);
+    return createStringError(
+        std::errc::not_enough_memory,
+        "loading the module's weights (%llu bytes) onto the device: %s",
+        static_cast<unsigned long long>(bytes),
+        llvm::toString(std::move(e)).c_str());
+  }
+  if (llvm::Error e = runner->bindWeights(options.weights))
     return std::move(e);
   runner->weightLoadTime = std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - loadStart)
@@ -344,20 +380,103 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   return runner;
 }
 
+/// Writes `binding` into its device-resident weight through the module's
+/// `__tx_gpu_write_weight_<global>` (tx-to-nvvm{memory=device}), one
+/// checkpoint tensor at a time into its rows: only that piece is ever held
+/// on the host, never the whole (stacked) weight. `staged` gets the largest
+/// number of host bytes held at once.
+static llvm::Error writeDeviceWeight(void (*write)(void **),
+                                     const WeightBinding &binding,
+                                     const WeightSource &source,
+                                     ArrayAttr runtimeChecks,
+                                     uint64_t &staged) {
+  int64_t rows = binding.shape.empty() ? 1 : binding.shape[0];
+  int64_t rowElements = rows ? Tensor::numElements(binding.shape) / rows : 0;
+  size_t width = elementBytes(binding.element);
+  for (const WeightPiece &piece : binding.pieces) {
+    // The piece alone, as a binding of its own rows.
+    WeightBinding one = binding;
+    if (!one.shape.empty())
+      one.shape[0] = piece.rows;
+    one.pieces = {WeightPiece{piece.tensor, 0, piece.rows}};
+    llvm::Expected<std::vector<float>> data = loadWeight(one, source);
+    if (!data)
+      return data.takeError();
+    std::vector<char> converted;
+    void *host = data->data();
+    if (binding.element != ElementType::F32) {
+      converted.resize(data->size() * width);
+      storeElements(data->data(), data->size(), binding.element,
+                    converted.data());
+      host = converted.data();
+    }
+    staged = std::max<uint64_t>(staged, data->size() * sizeof(float) +
+                                            converted.size());
+    int64_t offset = piece.rowOffset * rowElements * width;
+    int64_t bytes = data->size() * width;
+    void *args[] = {&host, &offset, &bytes};
+    std::string name = "__tx_gpu_write_weight_" + binding.global;
+    if (llvm::Error e = callFailureError(
+            name, tx::detail::invokeWithRuntimeChecks(write, args),
+            runtimeChecks))
+      return createStringError(std::errc::invalid_argument,
+                               "writing checkpoint tensor '%s' into device "
+                               "weight '%s': %s",
+                               piece.tensor.c_str(), binding.global.c_str(),
+                               llvm::toString(std::move(e)).c_str());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error CpuRunner::releaseDeviceWeights() {
+  return callIfPresent(*engine, "__tx_gpu_release_weights", runtimeChecks);
+}
+
 llvm::Error CpuRunner::bindWeights(const WeightSource &source) {
+  hostWeightBytesHeld = 0;
   for (const WeightBinding &b : bindings) {
+    // Device-resident without a host copy: written piece by piece.
+    if (auto write = engine->lookupPacked("__tx_gpu_write_weight_" + b.global)) {
+      if (llvm::Error e = writeDeviceWeight(*write, b, source, runtimeChecks,
+                                            weightStagingPeak))
+        return e;
+      continue;
+    } else {
+      llvm::consumeError(write.takeError());
+    }
     llvm::Expected<void *> addr = engine->lookup(b.global);
     if (!addr) {
       // The global is unused and was not emitted: nothing to fill.
       llvm::consumeError(addr.takeError());
       continue;
     }
-    llvm::Expected<std::vector<float>> data = loadWeight(b, source);
-    if (!data)
-      return data.takeError();
-    storeElements(data->data(), data->size(), b.element, *addr);
+    // Read straight into the global (no f32 copy of the whole weight).
+    if (llvm::Error e = loadWeightInto(b, source, *addr))
+      return e;
+    hostWeightBytesHeld +=
+        Tensor::numElements(b.shape) * elementBytes(b.element);
   }
   return llvm::Error::success();
+}
+
+void CpuRunner::clearContainers() { containers.clear(); }
+
+std::vector<CpuRunner::ContainerValue> CpuRunner::containerContents() const {
+  std::vector<ContainerValue> out;
+  for (const auto &[name, container] : containers)
+    for (const auto &[index, values] : container->entries)
+      for (auto [slot, stored] : llvm::enumerate(values)) {
+        if (!stored)
+          continue;
+        ElementType element = stored->dtype == 0   ? ElementType::F32
+                              : stored->dtype == 1 ? ElementType::F16
+                                                   : ElementType::BF16;
+        Tensor t = Tensor::zeros(stored->shape);
+        loadElements(stored->bytes.data(), t.data.size(), element,
+                     t.data.data());
+        out.push_back({name, index, static_cast<int64_t>(slot), std::move(t)});
+      }
+  return out;
 }
 
 std::vector<OpProfile> CpuRunner::profile() const {
@@ -404,8 +523,8 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     if (v.typeString == "<unsupported>")
       return createStringError(std::errc::not_supported,
                                "function '%s' has an argument the CPU runner "
-                               "cannot pass (only f32, f16 and bf16 memrefs "
-                               "and f32 scalars)",
+                               "cannot pass (only f32, f16 and bf16 memrefs, "
+                               "f32 and integer scalars and containers)",
                                name.str().c_str());
   for (const ValueInfo &v : sig.results)
     if (v.typeString == "<unsupported>" || v.isScalar)
@@ -414,14 +533,35 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
                                "cannot return (only f32, f16 and bf16 "
                                "memrefs)",
                                name.str().c_str());
-  if (inputs.size() != sig.inputs.size())
-    return createStringError(std::errc::invalid_argument,
-                             "function '%s' takes %zu inputs, got %zu",
-                             name.str().c_str(), sig.inputs.size(),
-                             inputs.size());
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(sig.inputs, inputs))) {
-    const ValueInfo &want = std::get<0>(pair);
+  // Containers take no input: the runner passes its own.
+  std::vector<const ValueInfo *> tensorArgs;
+  for (const ValueInfo &v : sig.inputs)
+    if (!v.isContainer)
+      tensorArgs.push_back(&v);
+  if (inputs.size() != tensorArgs.size())
+    return createStringError(
+        std::errc::invalid_argument, "function '%s' takes %zu inputs%s, got %zu",
+        name.str().c_str(), tensorArgs.size(),
+        tensorArgs.size() == sig.inputs.size()
+            ? ""
+            : " (its container arguments take none)",
+        inputs.size());
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(tensorArgs, inputs))) {
+    const ValueInfo &want = *std::get<0>(pair);
     const Tensor &got = std::get<1>(pair);
+    if (want.intWidth && got.shape.empty() && got.data.size() == 1) {
+      // An integer argument: an integral value that fits (0 or 1 for i1).
+      double v = got.data[0];
+      double lo = want.intWidth == 1 ? 0 : -std::ldexp(1.0, want.intWidth - 1);
+      double hi = want.intWidth == 1 ? 1 : std::ldexp(1.0, want.intWidth) - 1;
+      if (v != std::floor(v) || v < lo || v > hi)
+        return createStringError(
+            std::errc::invalid_argument,
+            "input #%zu of '%s' ('%s', %s): %g is not %s", i,
+            name.str().c_str(), want.name.c_str(), want.typeString.c_str(), v,
+            want.intWidth == 1 ? "0 or 1" : "an integer of that width");
+      continue;
+    }
     bool ok = want.isScalar ? got.shape.empty()
                             : got.shape.size() == want.shape.size();
     for (size_t d = 0; ok && d < want.shape.size(); ++d)
@@ -436,8 +576,10 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
       return createStringError(
           std::errc::invalid_argument,
           "input #%zu of '%s': expected %s, got %s", i, name.str().c_str(),
-          want.isScalar ? "f32 (a scalar)"
-                        : shapeToString(want.shape, want.element).c_str(),
+          want.intWidth ? (want.typeString + " (a scalar)").c_str()
+          : want.isScalar
+              ? "f32 (a scalar)"
+              : shapeToString(want.shape, want.element).c_str(),
           got.typeString().c_str());
   }
 
@@ -447,15 +589,32 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
   std::vector<std::unique_ptr<char[]>> scratch;
   std::vector<Descriptor> argDescs;
   std::vector<float> scalars;
+  // Integer arguments (little-endian: an i1 or i32 loads the low bytes) and
+  // container pointers.
+  std::vector<int64_t> integers;
+  std::vector<void *> containerPtrs;
   scratch.reserve(inputs.size());
   scalars.reserve(inputs.size());
-  std::vector<void *> argPtrs;      // what each LLVM argument holds
+  integers.reserve(inputs.size());
+  containerPtrs.reserve(sig.inputs.size());
+  for (const ValueInfo &in : sig.inputs) {
+    if (!in.isContainer)
+      continue;
+    std::unique_ptr<detail::Container> &c = containers[in.name];
+    if (!c)
+      c = std::make_unique<detail::Container>();
+    containerPtrs.push_back(c.get());
+  }
   for (auto [i, t] : llvm::enumerate(inputs)) {
-    if (sig.inputs[i].isScalar) {
+    if (tensorArgs[i]->intWidth) {
+      integers.push_back(static_cast<int64_t>(t.data[0]));
+      continue;
+    }
+    if (tensorArgs[i]->isScalar) {
       scalars.push_back(t.data[0]);
       continue;
     }
-    ElementType element = sig.inputs[i].element;
+    ElementType element = tensorArgs[i]->element;
     scratch.emplace_back(new char[std::max<size_t>(1, t.data.size()) *
                                   elementBytes(element)]);
     storeElements(t.data.data(), t.data.size(), element,
@@ -479,9 +638,13 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
   std::vector<void *> values; // one per LLVM argument of the C interface
   if (!sig.results.empty())
     values.push_back(resultStruct.data());
-  size_t memrefIdx = 0, scalarIdx = 0;
+  size_t memrefIdx = 0, scalarIdx = 0, intIdx = 0, containerIdx = 0;
   for (const ValueInfo &in : sig.inputs) {
-    if (in.isScalar)
+    if (in.isContainer)
+      values.push_back(&containerPtrs[containerIdx++]);
+    else if (in.intWidth)
+      values.push_back(&integers[intIdx++]);
+    else if (in.isScalar)
       values.push_back(&scalars[scalarIdx++]);
     else
       values.push_back(argDescs[memrefIdx++].words.data());
@@ -495,7 +658,7 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
   if (!sig.results.empty())
     packed.push_back(&values[v++]);
   for (const ValueInfo &in : sig.inputs) {
-    if (in.isScalar)
+    if (in.isScalar || in.isContainer)
       packed.push_back(values[v++]);
     else
       packed.push_back(&values[v++]);

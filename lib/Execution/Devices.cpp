@@ -1,12 +1,15 @@
 //===- Devices.cpp - the devices tools run compiled modules on ------------===//
 
 #include "TxDialect/Execution/Devices.h"
+#include "TxDialect/Pipelines/CpuPipeline.h"
+#include "TxDialect/Pipelines/GPUPipeline.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 using namespace mlir;
+using namespace mlir::tx;
 
 std::string tx::toolLibraryDir(const char *argv0) {
   static int anchor;
@@ -23,7 +26,9 @@ llvm::Expected<tx::Device> tx::selectDevice(llvm::StringRef name,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
   if (name == "cpu")
-    return Device{"tx-to-cpu", ""};
+    return Device{
+        [](OpPassManager &pm) { buildTxToCPUPipeline(pm, TxToCPUOptions()); },
+        kTxToCPUPipelineName.str(), /*isCPU=*/true, ""};
   bool emulator = name == "emulator";
   if (!emulator && name != "cuda")
     return error("--device must be cpu, cuda or emulator, not '" + name + "'");
@@ -37,8 +42,18 @@ llvm::Expected<tx::Device> tx::selectDevice(llvm::StringRef name,
                              "found)"));
   // The emulated device runs the kernels' NVVM LLVM IR (format=llvm); it
   // has no libdevice, so kernel math is the polynomial one.
-  return Device{emulator ? "tx-to-nvvm{format=llvm math=polynomial "
-                           "cuda-toolkit=none}"
-                         : "tx-to-nvvm",
-                std::string(library)};
+  auto build = [emulator](OpPassManager &pm) {
+    TxToNVVMOptions options;
+    if (emulator) {
+      options.format = "llvm";
+      options.math = "polynomial";
+      options.cudaToolkit = "none";
+    }
+    buildTxToNVVMPipeline(pm, options);
+  };
+  // Named as a user would write it.
+  std::string pipelineName = kTxToNVVMPipelineName.str();
+  if (emulator)
+    pipelineName += "{format=llvm math=polynomial cuda-toolkit=none}";
+  return Device{build, pipelineName, /*isCPU=*/false, std::string(library)};
 }

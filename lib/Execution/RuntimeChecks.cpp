@@ -41,6 +41,27 @@ static void runtimeCheckFailed(int64_t check, int64_t lhs, int64_t rhs) {
   std::longjmp(*activeCall, 1);
 }
 
+namespace {
+thread_local std::string pendingDetail;
+} // namespace
+
+bool mlir::tx::detail::setRuntimeCheckDetail(std::string detail) {
+  pendingDetail = std::move(detail);
+  return !pendingDetail.empty();
+}
+
+void mlir::tx::detail::raiseRuntimeCheck(int64_t check, int64_t lhs) {
+  if (!activeCall) {
+    std::fprintf(stderr, "tx: runtime check #%lld failed (%lld: %s) outside "
+                 "a runner call; aborting\n", static_cast<long long>(check),
+                 static_cast<long long>(lhs), pendingDetail.c_str());
+    std::abort();
+  }
+  lastFailure = {check, lhs, 0};
+  lastFailure.detail = pendingDetail;
+  std::longjmp(*activeCall, 1);
+}
+
 void mlir::tx::detail::deviceErrorHandler(const char *message) {
   if (!activeCall) {
     std::fprintf(stderr, "tx: device error: %s\n", message);

@@ -14,7 +14,18 @@ struct RuntimeCheckFailure {
   int64_t check = -1, lhs = 0, rhs = 0;
   /// Set instead when a device runtime reported an error (check is -1).
   std::string deviceError;
+  /// What a runtime function (the containers') adds to the check's message.
+  std::string detail;
 };
+
+/// For a runtime function that fails a check itself (the container
+/// runtime): records `detail` for the next raiseRuntimeCheck on this thread
+/// and returns whether it is non-empty (a failure).
+bool setRuntimeCheckDetail(std::string detail);
+/// Ends the call in progress like a failed tx_rt_check_failed(check, lhs, 0),
+/// with the recorded detail. Nothing with a destructor may be alive in the
+/// frames it leaves.
+[[noreturn]] void raiseRuntimeCheck(int64_t check, int64_t lhs);
 
 /// The handler the runner gives a device runtime that takes one (the
 /// emulator's txEmulatorSetErrorHandler): inside a runner call, the error

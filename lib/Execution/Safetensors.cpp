@@ -294,9 +294,9 @@ SafetensorsCheckpoint::open(StringRef path) {
   return ckpt;
 }
 
-llvm::Expected<Tensor>
-SafetensorsCheckpoint::read(StringRef name,
-                            const std::vector<int64_t> &shape) const {
+llvm::Expected<const SafetensorsFile *>
+SafetensorsCheckpoint::lookup(StringRef name,
+                              const std::vector<int64_t> &shape) const {
   auto it = where.find(name);
   if (it == where.end()) {
     // The nearest name: one that differs by a prefix ("model."), else the
@@ -329,7 +329,39 @@ SafetensorsCheckpoint::read(StringRef name,
                                   shapeString(entry.shape) + " (" +
                                   entry.dtype + "), the module expects " +
                                   shapeString(shape));
-  return file.read(name);
+  return &file;
+}
+
+llvm::Expected<Tensor>
+SafetensorsCheckpoint::read(StringRef name,
+                            const std::vector<int64_t> &shape) const {
+  llvm::Expected<const SafetensorsFile *> file = lookup(name, shape);
+  if (!file)
+    return file.takeError();
+  return (*file)->read(name);
+}
+
+llvm::Error SafetensorsCheckpoint::readInto(StringRef name,
+                                            const std::vector<int64_t> &shape,
+                                            ElementType element,
+                                            void *dest) const {
+  llvm::Expected<const SafetensorsFile *> file = lookup(name, shape);
+  if (!file)
+    return file.takeError();
+  const SafetensorsEntry &entry = *(*file)->find(name);
+  StringRef stored = element == ElementType::F32   ? "F32"
+                     : element == ElementType::F16 ? "F16"
+                                                   : "BF16";
+  if (entry.dtype == stored) {
+    // The same encoding: the bytes as they are.
+    std::memcpy(dest, (*file)->bytes(entry), entry.end - entry.begin);
+    return llvm::Error::success();
+  }
+  llvm::Expected<Tensor> t = (*file)->read(name);
+  if (!t)
+    return t.takeError();
+  storeElements(t->data.data(), t->data.size(), element, dest);
+  return llvm::Error::success();
 }
 
 llvm::Error tx::writeSafetensors(

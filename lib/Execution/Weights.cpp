@@ -176,6 +176,64 @@ llvm::Expected<std::vector<float>> tx::loadWeight(const WeightBinding &binding,
   return data;
 }
 
+llvm::Error tx::loadWeightInto(const WeightBinding &binding,
+                               const WeightSource &source, void *dest) {
+  if (llvm::Error e = openWeightSource(source))
+    return e;
+  int64_t total = Tensor::numElements(binding.shape);
+  int64_t rows = binding.shape.empty() ? 1 : binding.shape[0];
+  int64_t rowSize = rows ? total / rows : 0;
+  size_t width = elementBytes(binding.element);
+  for (const WeightPiece &piece : binding.pieces) {
+    std::vector<int64_t> shape = binding.shape;
+    if (!shape.empty())
+      shape[0] = piece.rows;
+    char *at = static_cast<char *>(dest) + piece.rowOffset * rowSize * width;
+    if (!source.path.empty() && source.checkpoint) {
+      if (llvm::Error e = source.checkpoint->readInto(piece.tensor, shape,
+                                                      binding.element, at))
+        return e;
+      continue;
+    }
+    if (!source.path.empty() && binding.element == ElementType::F32) {
+      // f32 .npy data: read straight into the global.
+      llvm::SmallString<256> path(source.path);
+      llvm::sys::path::append(path, piece.tensor + ".npy");
+      if (!llvm::sys::fs::exists(path))
+        return createStringError(
+            std::errc::no_such_file_or_directory,
+            "missing weight file for checkpoint tensor '%s' (expected %s)",
+            piece.tensor.c_str(), path.c_str());
+      llvm::Expected<std::vector<int64_t>> read =
+          readNpyInto(path, [&](const std::vector<int64_t> &fileShape) {
+            return fileShape == shape ? reinterpret_cast<float *>(at) : nullptr;
+          });
+      if (!read)
+        return read.takeError();
+      if (*read != shape)
+        return createStringError(
+            std::errc::invalid_argument,
+            "checkpoint tensor '%s' has shape %s, expected %s",
+            piece.tensor.c_str(), Tensor(*read, {}).typeString().c_str(),
+            Tensor(shape, {}).typeString().c_str());
+      continue;
+    }
+    // Seeded tensors, and .npy data rounded to f16/bf16.
+    Tensor t;
+    if (source.path.empty()) {
+      t = defaultCheckpointTensor(piece.tensor, shape, source.seed);
+    } else {
+      llvm::Expected<Tensor> read =
+          readNpyWeight(source.path, piece.tensor, shape);
+      if (!read)
+        return read.takeError();
+      t = std::move(*read);
+    }
+    storeElements(t.data.data(), t.data.size(), binding.element, at);
+  }
+  return llvm::Error::success();
+}
+
 Tensor tx::defaultCheckpointTensor(StringRef name, std::vector<int64_t> shape,
                                    uint64_t seed) {
   Tensor t = randomTensor(name, shape, seed);

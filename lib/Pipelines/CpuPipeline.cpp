@@ -18,6 +18,7 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace mlir::tx;
 
 namespace mlir::tx {
 #define GEN_PASS_REGISTRATION
@@ -26,8 +27,19 @@ namespace mlir::tx {
 #include "TxDialect/Codegen/CPUPasses.h.inc"
 } // namespace mlir::tx
 
-void tx::buildTxToCPUPipeline(OpPassManager &pm,
-                              const TxToCPUOptions &options) {
+/// tx-cpu-tile-and-vectorize's options as tx-to-cpu runs it: its N cache
+/// blocks (or, for GEMMs with few of them, its packed token blocks) are an
+/// scf.forall, lowered to async tasks, when threads > 1.
+static TxCpuTileAndVectorizeOptions
+tileOptions(const TxToCPUOptions &options, TxCpuTileAndVectorizeOptions tile) {
+  tile.parallelBlocks = options.threads > 1;
+  return tile;
+}
+
+/// The pipeline, with `tile` the tx-cpu-tile-and-vectorize pass it runs when
+/// options.vectorize is set.
+static void addTxToCPUPasses(OpPassManager &pm, const TxToCPUOptions &options,
+                             std::unique_ptr<Pass> tile) {
   // Per-op timing brackets go around the tx ops before anything lowers them.
   if (options.profile)
     pm.addPass(createTxProfileOps());
@@ -37,6 +49,7 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
   TxToLinalgOptions toLinalg;
   toLinalg.runtimeChecks = options.runtimeChecks;
   toLinalg.rowAttention = true;
+  toLinalg.rowLoops = options.rowLoops;
   pm.addPass(createTxToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -59,21 +72,14 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
     pm.addPass(createConvertBufferizationToMemRefPass());
   }
   pm.addPass(createTxCopiesToLinalg());
-  if (options.vectorize) {
-    TxCpuTileAndVectorizeOptions tileOptions;
-    tileOptions.gemmTile = llvm::to_vector(options.gemmTile);
-    tileOptions.gemmCacheTile = llvm::to_vector(options.gemmCacheTile);
-    tileOptions.gemmPackedTile = llvm::to_vector(options.gemmPackedTile);
-    tileOptions.gemmPackMinTokens = options.gemmPackMinTokens;
-    tileOptions.gemmTokenBlock = options.gemmTokenBlock;
-    tileOptions.parallelBlocks = options.threads > 1;
-    tileOptions.testUnsafeHoist = options.testUnsafeHoist;
-    pm.addPass(createTxCpuTileAndVectorize(tileOptions));
-  }
+  if (options.vectorize)
+    pm.addPass(std::move(tile));
+  // The scf.forall over a GEMM's N cache blocks or token blocks
+  // (tile.parallelBlocks, set when threads > 1) is a parallel loop like
+  // those tx-to-linalg made.
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (options.threads > 1) {
-    // The scf.forall over a GEMM's N cache blocks runs on the async
-    // runtime, one task per block.
-    pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+    // Parallel loops run on the async runtime, one task per block.
     AsyncParallelForPassOptions parallelFor;
     parallelFor.numWorkerThreads = options.threads;
     parallelFor.minTaskSize = 1;
@@ -83,8 +89,8 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
     pm.addPass(createAsyncRuntimeRefCountingOptPass());
     pm.addPass(createConvertAsyncToLLVMPass());
   } else {
-    // One thread: the parallel loops tx-to-linalg made (attention over
-    // heads) run as plain loops.
+    // One thread: the parallel loops (attention over heads, and cache
+    // blocks when parallel-blocks is given explicitly) run as plain loops.
     pm.addPass(createParallelForToNestedForsPass());
   }
   pm.addPass(createTxEmitCInterface());
@@ -96,12 +102,14 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTxLowerStructuredControlFlow());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   // erf and tanh have no LLVM intrinsic: they become libm calls (erff,
-  // tanhf), which the ExecutionEngine resolves in the host process.
+  // tanhf), which the ExecutionEngine resolves in the host process. Before
+  // the vector lowering: on vectors (rows, vectorised static ops) the calls
+  // are per lane, through vector.extract/insert.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
@@ -109,12 +117,34 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void tx::buildTxToCPUPipeline(OpPassManager &pm,
+                              const TxToCPUOptions &options) {
+  addTxToCPUPasses(
+      pm, options,
+      createTxCpuTileAndVectorize(tileOptions(options, options.tile)));
+}
+
+/// tx-to-cpu{...}: the entries that are not the pipeline's own options are
+/// tx-cpu-tile-and-vectorize's, parsed by that pass over the values
+/// tx-to-cpu gives it.
+static LogicalResult buildTxToCPUPipelineFromText(
+    OpPassManager &pm, const TxToCPUOptions &options, StringRef tileOptionsText,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  std::unique_ptr<Pass> tile = createTxCpuTileAndVectorize(
+      tileOptions(options, TxCpuTileAndVectorizeOptions()));
+  if (failed(tile->initializeOptions(tileOptionsText, errorHandler)))
+    return failure();
+  addTxToCPUPasses(pm, options, std::move(tile));
+  return success();
+}
+
 void tx::registerTxCPUPasses() {
   registerTxConversionPasses();
   registerTxCPUCodegenPasses();
-  registerModulePipeline<TxToCPUOptions>(
-      "tx-to-cpu",
+  registerModulePipelineWithPass<TxToCPUOptions>(
+      kTxToCPUPipelineName,
       "Lower tx to the LLVM dialect for the CPU (tiled, vectorised GEMMs); "
-      "run the result with tx-run or mlir::ExecutionEngine",
-      buildTxToCPUPipeline);
+      "run the result with tx-run or mlir::ExecutionEngine. Options: these, "
+      "and those of tx-cpu-tile-and-vectorize (gemm-tile=8,8,8 ...)",
+      buildTxToCPUPipelineFromText);
 }

@@ -2,6 +2,7 @@
 
 #include "TxDialect/Pipelines/GPUPipeline.h"
 #include "TxDialect/Codegen/GPUTarget.h"
+#include "TxDialect/Conversion/CollectivesToRuntime.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/Pipelines/ModulePipeline.h"
 
@@ -52,6 +53,9 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
   target.memory = options.memory;
   pm.addPass(createTxGPUCheckTarget(target));
 
+  // Collectives over several ranks become calls of the collectives runtime
+  // (tx-gpu-device-buffers puts them on the call's stream).
+  pm.addPass(createTxLowerCollectivesToRuntime());
   pm.addPass(createTxToLinalg());
   // Intermediate buffers are freed after their last use, as on the CPU
   // (kernels run synchronously in the host code, so the last use on the
@@ -170,7 +174,7 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
 void tx::registerTxGPULowering() {
   registerTxGPUPasses();
   registerModulePipeline<TxToNVVMOptions>(
-      "tx-to-nvvm",
+      kTxToNVVMPipelineName,
       "Lower tx (or linalg on buffers) to NVVM kernels in a gpu.binary and "
       "host code calling the mgpu* runtime",
       buildTxToNVVMPipeline);

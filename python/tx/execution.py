@@ -35,12 +35,20 @@ class Executable:
 
     def invoke(self, function, *inputs, out=None):
         """Calls public `function` with numpy arrays (converted to float32,
-        C order) and returns its results as new float32 arrays; with
+        C order), one per argument but containers: an integer argument
+        (an i1 flag such as `is_kv_shared_layer`) takes a 0-d array or a
+        Python bool/int; a `!tx.container` argument takes nothing, the
+        executable passes its own, kept across calls (what one call stores,
+        a later one reads). Returns the results as new float32 arrays; with
         `out=[arrays]` the results are written into those arrays (which must
         be float32, C-contiguous and of the results' shapes) and returned."""
         if np is None:
             raise ImportError("tx execution needs numpy")
-        arrays = [np.ascontiguousarray(a, dtype=np.float32) for a in inputs]
+        # (np.ascontiguousarray would make a 0-d array, a scalar argument,
+        # 1-d.)
+        arrays = [np.asarray(a, dtype=np.float32) for a in inputs]
+        arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a)
+                  for a in arrays]
         keep = []
         ins = (_capi.TxBuffer * max(len(arrays), 1))()
         for i, a in enumerate(arrays):

@@ -266,10 +266,60 @@ void allGather(const Buffer &in, const Buffer &out, int64_t dim, DType t,
     });                                                                       \
   }
 
+/// A collective of GPU code (tx-to-nvvm's host code passes the call's
+/// stream): enqueued on `stream`, after the call's kernels and before its
+/// next ones. Only a backend on device memory can take it.
+template <typename F> void onStream(void *stream, const char *op, F &&f) {
+  Backend &be = backend();
+  if (be.hostMemory())
+    throw Error(std::string(op) + ": a collective of GPU code (device "
+                                  "buffers, on the call's CUDA stream) needs "
+                                  "the nccl backend, not " +
+                be.name() + " (TX_RT_BACKEND=nccl)");
+  be.setStream(stream);
+  f();
+}
+
+#define TX_RT_DEFINE_ON_STREAM(SUFFIX, CTYPE, DTYPE)                          \
+  extern "C" void _mlir_ciface_tx_rt_all_reduce_##SUFFIX##_on_stream(         \
+      TxRtUnrankedMemRef *in, TxRtUnrankedMemRef *out, int64_t group,         \
+      void *stream) {                                                         \
+    guarded("all_reduce_" #SUFFIX, [&] {                                      \
+      onStream(stream, "all_reduce", [&] {                                    \
+        allReduce(view<CTYPE>(in, "input"), view<CTYPE>(out, "output"),       \
+                  DTYPE, group);                                              \
+      });                                                                     \
+    });                                                                       \
+  }                                                                           \
+  extern "C" void _mlir_ciface_tx_rt_reduce_scatter_##SUFFIX##_on_stream(     \
+      TxRtUnrankedMemRef *in, TxRtUnrankedMemRef *out, int64_t dim,           \
+      int64_t group, void *stream) {                                          \
+    guarded("reduce_scatter_" #SUFFIX, [&] {                                  \
+      onStream(stream, "reduce_scatter", [&] {                                \
+        reduceScatter(view<CTYPE>(in, "input"), view<CTYPE>(out, "output"),   \
+                      dim, DTYPE, group);                                     \
+      });                                                                     \
+    });                                                                       \
+  }                                                                           \
+  extern "C" void _mlir_ciface_tx_rt_all_gather_##SUFFIX##_on_stream(         \
+      TxRtUnrankedMemRef *in, TxRtUnrankedMemRef *out, int64_t dim,           \
+      int64_t group, void *stream) {                                          \
+    guarded("all_gather_" #SUFFIX, [&] {                                      \
+      onStream(stream, "all_gather", [&] {                                    \
+        allGather(view<CTYPE>(in, "input"), view<CTYPE>(out, "output"), dim,  \
+                  DTYPE, group);                                              \
+      });                                                                     \
+    });                                                                       \
+  }
+
 TX_RT_DEFINE(f32, float, DType::f32)
 TX_RT_DEFINE(f64, double, DType::f64)
 TX_RT_DEFINE(f16, uint16_t, DType::f16)
 TX_RT_DEFINE(bf16, uint16_t, DType::bf16)
+TX_RT_DEFINE_ON_STREAM(f32, float, DType::f32)
+TX_RT_DEFINE_ON_STREAM(f64, double, DType::f64)
+TX_RT_DEFINE_ON_STREAM(f16, uint16_t, DType::f16)
+TX_RT_DEFINE_ON_STREAM(bf16, uint16_t, DType::bf16)
 
 extern "C" int64_t tx_rt_rank(int64_t group) {
   return guarded("rank", [&] { return int64_t(backend().groupRank(int(group))); });

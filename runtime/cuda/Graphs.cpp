@@ -10,12 +10,15 @@
 // from their allocations (so the addresses in the graph are theirs), skip
 // their launches and device-to-device copies, and End launches the graph:
 // one cuGraphLaunch per call. Frees of the graph's buffers are kept for the
-// next replay; txGpuGraphRelease (the module's unload) frees them. The same
-// logic runs, and is tested, on the emulated device (runtime/emulator).
+// next replay; txGpuGraphRelease (the module's unload) frees them. That
+// bookkeeping is runtime/include/TxGpuGraphs.h, which the emulated device
+// (runtime/emulator) runs too, where it is tested; what is here is the
+// driver's part: the stream capture, instantiation and launch.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "TxGpuGraphs.h"
 
 #include <cstdio>
 #include <map>
@@ -33,6 +36,8 @@ Counters &tx::cuda::detail::counters() {
 }
 
 namespace {
+using namespace tx::gpu_graphs;
+
 std::map<uintptr_t, uint64_t> &allocations() {
   static std::map<uintptr_t, uint64_t> live;
   return live;
@@ -45,46 +50,84 @@ struct Graph {
   std::vector<std::pair<void *, uint64_t>> buffers;
 };
 
-struct Slot {
-  std::map<int64_t, Graph> graphs;
-  std::set<int64_t> noticed;
-};
-
-enum class Mode { None, Eager, Capturing, Replaying };
-struct Call {
-  Mode mode = Mode::None;
-  Slot *slot = nullptr;
-  int64_t key = 0;
-  bool capturing = false; // the stream is in capture mode
-  CUstream stream = nullptr;
-  Graph capture;
-  Graph *graph = nullptr;
-  size_t nextBuffer = 0, nextOp = 0;
-};
-thread_local Call call;
-
-std::set<void *> &graphBuffers() {
-  static std::set<void *> buffers;
-  return buffers;
-}
-
-void destroy(Graph &g) {
-  const Driver *d = getDriver("txGpuGraphRelease");
-  if (d) {
+/// The driver's graphs under the shared logic (TxGpuGraphs.h).
+struct DriverGraphs {
+  using Graph = ::Graph;
+  static void *allocate(uint64_t bytes) {
+    const Driver *d = getDriver("mgpuMemAlloc");
+    CUdeviceptr ptr = 0;
+    if (!d || !check(d->cuMemAlloc(&ptr, bytes), "mgpuMemAlloc",
+                     ("cuMemAlloc(" + std::to_string(bytes) + " bytes)").c_str()))
+      return nullptr;
+    void *p = reinterpret_cast<void *>(ptr);
+    noteAllocation(p, bytes);
+    return p;
+  }
+  static void free(void *p) {
+    noteFree(p);
+    if (const Driver *d = getDriver("txGpuGraphRelease"))
+      check(d->cuMemFree(reinterpret_cast<CUdeviceptr>(p)),
+            "txGpuGraphRelease", "cuMemFree");
+  }
+  static void abandon(Call<Graph> &c) {
+    if (!c.capturing)
+      return;
+    if (const Driver *d = getDriver("txGpuGraphBegin")) {
+      CUgraph partial = nullptr;
+      d->cuStreamEndCapture(static_cast<CUstream>(c.stream), &partial);
+      if (partial)
+        d->cuGraphDestroy(partial);
+    }
+  }
+  static void destroy(Graph &g) {
+    const Driver *d = getDriver("txGpuGraphRelease");
+    if (!d)
+      return;
     if (g.exec)
       check(d->cuGraphExecDestroy(g.exec), "txGpuGraphRelease",
             "cuGraphExecDestroy");
     if (g.graph)
       check(d->cuGraphDestroy(g.graph), "txGpuGraphRelease", "cuGraphDestroy");
-    for (auto &[p, bytes] : g.buffers) {
-      graphBuffers().erase(p);
-      noteFree(p);
-      check(d->cuMemFree(reinterpret_cast<CUdeviceptr>(p)),
-            "txGpuGraphRelease", "cuMemFree");
+    g.exec = nullptr;
+    g.graph = nullptr;
+  }
+  static bool finishCapture(Call<Graph> &c, Graph &g) {
+    if (!c.capturing)
+      return true; // no device work: nothing to launch
+    const Driver *d = getDriver("txGpuGraphEnd");
+    return d &&
+           check(d->cuStreamEndCapture(static_cast<CUstream>(c.stream),
+                                       &g.graph),
+                 "txGpuGraphEnd", "cuStreamEndCapture") &&
+           check(d->cuGraphInstantiate(&g.exec, g.graph, 0), "txGpuGraphEnd",
+                 "cuGraphInstantiate");
+  }
+  static size_t operations(const Graph &g) { return g.ops; }
+  static bool hasWork(const Graph &g) { return g.exec != nullptr; }
+  static void launch(Call<Graph> &c, Graph &g) {
+    if (const Driver *d = getDriver("txGpuGraphEnd"))
+      check(d->cuGraphLaunch(g.exec, static_cast<CUstream>(c.stream)),
+            "txGpuGraphEnd", "cuGraphLaunch");
+  }
+  static void error(const char *caller, const std::string &message) {
+    reportError(caller, message);
+  }
+  static void count(Event e) {
+    Counters &c = counters();
+    switch (e) {
+    case Event::EagerCall:
+      ++c.eagerCalls;
+      return;
+    case Event::GraphCaptured:
+      ++c.graphsCaptured;
+      return;
+    case Event::GraphLaunch:
+      ++c.graphLaunches;
+      return;
     }
   }
-  g = Graph();
-}
+};
+using Graphs = GraphCalls<DriverGraphs>;
 } // namespace
 
 void tx::cuda::detail::noteAllocation(void *ptr, uint64_t bytes) {
@@ -111,168 +154,69 @@ bool tx::cuda::detail::isDeviceMemory(const void *ptr) {
 }
 
 bool tx::cuda::detail::graphTakesLaunch(CUstream stream) {
-  if (call.mode == Mode::Replaying) {
-    ++call.nextOp;
+  Call<Graph> &c = Graphs::call();
+  if (c.mode == Mode::Replaying) {
+    ++c.nextOp;
     return true;
   }
-  if (call.mode != Mode::Capturing)
+  if (c.mode != Mode::Capturing)
     return false;
-  if (!call.capturing) {
+  if (!c.capturing) {
     const Driver *d = getDriver("mgpuLaunchKernel");
     if (!d || !check(d->cuStreamBeginCapture(stream,
                                              CU_STREAM_CAPTURE_MODE_RELAXED),
                      "mgpuLaunchKernel", "cuStreamBeginCapture"))
       return true;
-    call.capturing = true;
-    call.stream = stream;
+    c.capturing = true;
+    c.stream = stream;
   }
-  ++call.capture.ops;
+  ++c.capture.ops;
   return false; // issued into the capture
 }
 
 bool tx::cuda::detail::graphTakesCopy(CUstream stream, void *dst,
                                       const void *src) {
+  Call<Graph> &c = Graphs::call();
   bool device = isDeviceMemory(dst) && isDeviceMemory(src);
-  if (call.mode == Mode::Capturing && call.capturing) {
+  if (c.mode == Mode::Capturing && c.capturing) {
     if (!device) {
       reportError("mgpuMemcpy", "a copy between host and device memory inside "
                                 "a captured call, after its first kernel");
       return true;
     }
-    ++call.capture.ops;
+    ++c.capture.ops;
     return false;
   }
-  if (call.mode == Mode::Replaying && call.nextOp > 0) {
+  if (c.mode == Mode::Replaying && c.nextOp > 0) {
     if (!device) {
       reportError("mgpuMemcpy", "a copy between host and device memory inside "
                                 "a replayed call, after its first kernel");
       return true;
     }
-    ++call.nextOp;
+    ++c.nextOp;
     return true;
   }
-  call.stream = stream;
+  c.stream = stream;
   return false;
 }
 
 void *tx::cuda::detail::graphAllocation(uint64_t bytes) {
-  if (call.mode == Mode::Capturing) {
-    const Driver *d = getDriver("mgpuMemAlloc");
-    CUdeviceptr ptr = 0;
-    if (!d || !check(d->cuMemAlloc(&ptr, bytes), "mgpuMemAlloc",
-                     ("cuMemAlloc(" + std::to_string(bytes) + " bytes)").c_str()))
-      return nullptr;
-    void *p = reinterpret_cast<void *>(ptr);
-    noteAllocation(p, bytes);
-    call.capture.buffers.push_back({p, bytes});
-    graphBuffers().insert(p);
-    return p;
-  }
-  if (call.mode == Mode::Replaying) {
-    if (call.nextBuffer >= call.graph->buffers.size() ||
-        call.graph->buffers[call.nextBuffer].second != bytes) {
-      reportError("mgpuMemAlloc", "graph replay (token count " +
-                                      std::to_string(call.key) +
-                                      "): allocation #" +
-                                      std::to_string(call.nextBuffer) +
-                                      " is not the captured graph's");
-      return nullptr;
-    }
-    return call.graph->buffers[call.nextBuffer++].first;
-  }
-  return nullptr;
+  return Graphs::allocation(bytes);
 }
 
 bool tx::cuda::detail::graphKeepsAllocation(void *ptr) {
-  return graphBuffers().count(ptr) != 0;
+  return Graphs::keepsAllocation(ptr);
 }
 
 TX_EXPORT void txGpuGraphBegin(void **slotAddress, int64_t key,
                                int32_t captured) {
-  if (call.mode == Mode::Capturing) {
-    // A call that failed half-way: its capture is abandoned.
-    if (call.capturing)
-      if (const Driver *d = getDriver("txGpuGraphBegin")) {
-        CUgraph partial = nullptr;
-        d->cuStreamEndCapture(call.stream, &partial);
-        if (partial)
-          d->cuGraphDestroy(partial);
-      }
-    destroy(call.capture);
-  }
-  call = Call();
-  if (!slotAddress) {
-    reportError("txGpuGraphBegin", "null graph slot");
-    return;
-  }
-  if (!*slotAddress)
-    *slotAddress = new Slot();
-  call.slot = static_cast<Slot *>(*slotAddress);
-  call.key = key;
-  if (!captured) {
-    call.mode = Mode::Eager;
-    ++counters().eagerCalls;
-    if (call.slot->noticed.insert(key).second)
-      std::fprintf(stderr,
-                   "tx-gpu: cudagraph_mode = full: token count %lld is not "
-                   "one of the capture sizes; launched eagerly\n",
-                   static_cast<long long>(key));
-    return;
-  }
-  auto it = call.slot->graphs.find(key);
-  if (it == call.slot->graphs.end()) {
-    call.mode = Mode::Capturing;
-  } else {
-    call.mode = Mode::Replaying;
-    call.graph = &it->second;
-  }
+  Graphs::begin(slotAddress, key, captured);
 }
 
-TX_EXPORT void txGpuGraphEnd(void ** /*slotAddress*/) {
-  Mode mode = call.mode;
-  call.mode = Mode::None;
-  if (mode != Mode::Capturing && mode != Mode::Replaying)
-    return;
-  const Driver *d = getDriver("txGpuGraphEnd");
-  if (!d)
-    return;
-  if (mode == Mode::Capturing) {
-    Graph &g = call.slot->graphs[call.key];
-    g = std::move(call.capture);
-    call.capture = Graph();
-    call.graph = &g;
-    ++counters().graphsCaptured;
-    if (!call.capturing)
-      return; // no device work to replay
-    if (!check(d->cuStreamEndCapture(call.stream, &g.graph), "txGpuGraphEnd",
-               "cuStreamEndCapture") ||
-        !check(d->cuGraphInstantiate(&g.exec, g.graph, 0), "txGpuGraphEnd",
-               "cuGraphInstantiate"))
-      return;
-  } else if (call.nextOp != call.graph->ops) {
-    reportError("txGpuGraphEnd",
-                "graph replay (token count " + std::to_string(call.key) +
-                    "): the call issued " + std::to_string(call.nextOp) +
-                    " of the graph's " + std::to_string(call.graph->ops) +
-                    " operations");
-    return;
-  }
-  if (!call.graph->exec)
-    return;
-  ++counters().graphLaunches;
-  check(d->cuGraphLaunch(call.graph->exec, call.stream), "txGpuGraphEnd",
-        "cuGraphLaunch");
-}
+TX_EXPORT void txGpuGraphEnd(void ** /*slotAddress*/) { Graphs::end(); }
 
 TX_EXPORT void txGpuGraphRelease(void **slotAddress) {
-  if (!slotAddress || !*slotAddress)
-    return;
-  auto *slot = static_cast<Slot *>(*slotAddress);
-  for (auto &[key, graph] : slot->graphs)
-    destroy(graph);
-  delete slot;
-  *slotAddress = nullptr;
-  call = Call();
+  Graphs::release(slotAddress);
 }
 
 TX_EXPORT uint64_t txGpuCounter(const char *name) {

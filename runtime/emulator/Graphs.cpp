@@ -17,19 +17,22 @@
 // and End executes the record again. Copies between host and device
 // before the call's first kernel (its inputs) run eagerly, outside the
 // graph; after End (its results), too. A key that is not captured runs
-// eagerly, with a notice. This is the logic of runtime/cuda's capture
-// (cuStreamBeginCapture .. cuGraphLaunch), executed where it can be tested.
+// eagerly, with a notice. The bookkeeping (modes, keys, buffers, notices,
+// the replay's operation count) is runtime/include/TxGpuGraphs.h, the code
+// runtime/cuda runs around cuStreamBeginCapture .. cuGraphLaunch: here it
+// is executed where it can be tested; what is the emulator's own is the
+// record and its execution.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Emulator.h"
 #include "TxEmulator.h"
+#include "TxGpuGraphs.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <set>
 
 using namespace tx::emulator;
 
@@ -91,6 +94,8 @@ void tx::emulator::freeDeviceMemory(void *ptr) {
 //===-- Graphs --------------------------------------------------------------===//
 
 namespace {
+using namespace tx::gpu_graphs;
+
 struct Recorded {
   enum Kind { Launch, Copy, Memset } kind;
   Kernel *kernel = nullptr;
@@ -108,41 +113,6 @@ struct Graph {
   std::vector<Recorded> ops;
   std::vector<std::pair<void *, uint64_t>> buffers;
 };
-
-/// The graphs of one function of a module (the module's slot points here).
-struct Slot {
-  std::map<int64_t, Graph> graphs;
-  std::set<int64_t> noticed;
-};
-
-enum class Mode { None, Eager, Capturing, Replaying };
-struct Call {
-  Mode mode = Mode::None;
-  Slot *slot = nullptr;
-  int64_t key = 0;
-  Graph capture;           // while capturing
-  Graph *graph = nullptr;  // while replaying
-  size_t nextBuffer = 0, nextOp = 0;
-};
-Call &call() {
-  static Call c;
-  return c;
-}
-
-/// The buffers of every graph (captured or being captured): the host code
-/// frees them at the end of each call, the graph keeps them.
-std::set<void *> &graphBuffers() {
-  static std::set<void *> buffers;
-  return buffers;
-}
-
-void discard(Graph &g) {
-  for (auto &[p, bytes] : g.buffers) {
-    graphBuffers().erase(p);
-    freeDeviceMemory(p);
-  }
-  g = Graph();
-}
 
 void execute(const Recorded &op) {
   switch (op.kind) {
@@ -168,16 +138,49 @@ void execute(const Recorded &op) {
   }
 }
 
-std::string keyText(const Call &c) {
-  return "token count " + std::to_string(c.key);
-}
+/// The emulated device under the shared graph logic (TxGpuGraphs.h): a
+/// graph is the record of the captured call, its launch executes it.
+struct EmulatedGraphs {
+  using Graph = ::Graph;
+  static void *allocate(uint64_t bytes) { return allocateDeviceMemory(bytes); }
+  static void free(void *ptr) { freeDeviceMemory(ptr); }
+  static void abandon(Call<Graph> &) {}
+  static void destroy(Graph &) {}
+  static bool finishCapture(Call<Graph> &, Graph &) { return true; }
+  static size_t operations(const Graph &g) { return g.ops.size(); }
+  static bool hasWork(const Graph &) { return true; }
+  static void launch(Call<Graph> &, Graph &g) {
+    for (const Recorded &op : g.ops)
+      execute(op);
+  }
+  static void error(const char *caller, const std::string &message) {
+    reportError(std::string(caller) + ": " + message);
+  }
+  static void count(Event e) {
+    Statistics &stats = mutableStatistics();
+    switch (e) {
+    case Event::EagerCall:
+      ++stats.eagerCalls;
+      return;
+    case Event::GraphCaptured:
+      ++stats.graphsCaptured;
+      return;
+    case Event::GraphLaunch:
+      ++stats.graphLaunches;
+      return;
+    }
+  }
+};
+using Graphs = GraphCalls<EmulatedGraphs>;
+
+Call<Graph> &call() { return Graphs::call(); }
 
 /// Replaying: the host code's next operation must be the recorded one.
 const Recorded *nextRecorded(Recorded::Kind kind, const char *what) {
-  Call &c = call();
+  Call<Graph> &c = call();
   if (c.nextOp >= c.graph->ops.size() ||
       c.graph->ops[c.nextOp].kind != kind) {
-    reportError(std::string("graph replay (") + keyText(c) +
+    reportError(std::string("graph replay (") + c.keyText() +
                 "): the call issued a " + what + " where the captured graph "
                 "has " +
                 (c.nextOp >= c.graph->ops.size() ? "nothing more"
@@ -191,7 +194,7 @@ const Recorded *nextRecorded(Recorded::Kind kind, const char *what) {
 bool tx::emulator::graphTakesLaunch(Kernel *kernel, const intptr_t grid[3],
                                     const intptr_t block[3], int32_t smem,
                                     void **params) {
-  Call &c = call();
+  Call<Graph> &c = call();
   if (c.mode == Mode::Capturing) {
     Recorded r;
     r.kind = Recorded::Launch;
@@ -219,7 +222,7 @@ bool tx::emulator::graphTakesLaunch(Kernel *kernel, const intptr_t grid[3],
       same = std::memcmp(r->params[i].data(), params[i],
                          kernel->paramBytes[i]) == 0;
     if (!same)
-      reportError("graph replay (" + keyText(c) + "): launch of '" +
+      reportError("graph replay (" + c.keyText() + "): launch of '" +
                   kernel->name +
                   "' differs from the captured one (its grid, block or "
                   "parameters)");
@@ -229,7 +232,7 @@ bool tx::emulator::graphTakesLaunch(Kernel *kernel, const intptr_t grid[3],
 }
 
 bool tx::emulator::graphTakesCopy(void *dst, const void *src, size_t bytes) {
-  Call &c = call();
+  Call<Graph> &c = call();
   if (c.mode != Mode::Capturing && c.mode != Mode::Replaying)
     return false;
   if (!isDeviceMemory(dst) || !isDeviceMemory(src)) {
@@ -241,7 +244,7 @@ bool tx::emulator::graphTakesCopy(void *dst, const void *src, size_t bytes) {
       return false;
     reportError("mgpuMemcpy: a copy between host and device memory inside a "
                 "captured call (" +
-                keyText(c) +
+                c.keyText() +
                 ") after its first kernel: a graph would replay it from the same host "
                 "address");
     return true;
@@ -255,7 +258,7 @@ bool tx::emulator::graphTakesCopy(void *dst, const void *src, size_t bytes) {
     c.capture.ops.push_back(std::move(r));
   } else if (const Recorded *r = nextRecorded(Recorded::Copy, "copy")) {
     if (r->dst != dst || r->src != src || r->bytes != bytes)
-      reportError("graph replay (" + keyText(c) +
+      reportError("graph replay (" + c.keyText() +
                   "): a copy differs from the captured one");
   }
   return true;
@@ -263,7 +266,7 @@ bool tx::emulator::graphTakesCopy(void *dst, const void *src, size_t bytes) {
 
 bool tx::emulator::graphTakesMemset(void *dst, uint32_t value, size_t count,
                                     int width) {
-  Call &c = call();
+  Call<Graph> &c = call();
   if (c.mode == Mode::Capturing) {
     Recorded r;
     r.kind = Recorded::Memset;
@@ -277,7 +280,7 @@ bool tx::emulator::graphTakesMemset(void *dst, uint32_t value, size_t count,
   if (c.mode == Mode::Replaying) {
     if (const Recorded *r = nextRecorded(Recorded::Memset, "memset"))
       if (r->dst != dst || r->bytes != count || r->value != value)
-        reportError("graph replay (" + keyText(c) +
+        reportError("graph replay (" + c.keyText() +
                     "): a memset differs from the captured one");
     return true;
   }
@@ -285,100 +288,24 @@ bool tx::emulator::graphTakesMemset(void *dst, uint32_t value, size_t count,
 }
 
 void *tx::emulator::graphAllocation(uint64_t bytes) {
-  Call &c = call();
-  if (c.mode == Mode::Capturing) {
-    void *p = allocateDeviceMemory(bytes);
-    if (p) {
-      c.capture.buffers.push_back({p, bytes});
-      graphBuffers().insert(p);
-    }
-    return p;
-  }
-  if (c.mode == Mode::Replaying) {
-    if (c.nextBuffer >= c.graph->buffers.size() ||
-        c.graph->buffers[c.nextBuffer].second != bytes) {
-      reportError("graph replay (" + keyText(c) + "): allocation #" +
-                  std::to_string(c.nextBuffer) + " of " +
-                  std::to_string(bytes) +
-                  " bytes is not the captured graph's");
-      return nullptr;
-    }
-    return c.graph->buffers[c.nextBuffer++].first;
-  }
-  return nullptr;
+  return Graphs::allocation(bytes);
 }
 
 bool tx::emulator::graphKeepsAllocation(void *ptr) {
-  return graphBuffers().count(ptr) != 0;
+  return Graphs::keepsAllocation(ptr);
 }
 
 #define TX_EXPORT extern "C" __attribute__((visibility("default")))
 
 TX_EXPORT void txGpuGraphBegin(void **slotAddress, int64_t key,
                                int32_t captured) {
-  Call &c = call();
-  // A call that failed half-way (an error ended it) leaves its capture.
-  if (c.mode == Mode::Capturing)
-    discard(c.capture);
-  c = Call();
-  if (!slotAddress)
-    return reportError("txGpuGraphBegin: null graph slot");
-  if (!*slotAddress)
-    *slotAddress = new Slot();
-  c.slot = static_cast<Slot *>(*slotAddress);
-  c.key = key;
-  if (!captured) {
-    c.mode = Mode::Eager;
-    ++mutableStatistics().eagerCalls;
-    if (c.slot->noticed.insert(key).second)
-      std::fprintf(stderr,
-                   "tx-gpu: cudagraph_mode = full: token count %lld is not "
-                   "one of the capture sizes; launched eagerly\n",
-                   static_cast<long long>(key));
-    return;
-  }
-  auto it = c.slot->graphs.find(key);
-  if (it == c.slot->graphs.end()) {
-    c.mode = Mode::Capturing;
-  } else {
-    c.mode = Mode::Replaying;
-    c.graph = &it->second;
-  }
+  Graphs::begin(slotAddress, key, captured);
 }
 
-TX_EXPORT void txGpuGraphEnd(void **slotAddress) {
-  Call &c = call();
-  Mode mode = c.mode;
-  c.mode = Mode::None;
-  Statistics &stats = mutableStatistics();
-  if (mode == Mode::Capturing) {
-    ++stats.graphsCaptured;
-    c.graph = &(c.slot->graphs[c.key] = std::move(c.capture));
-    c.capture = Graph();
-  } else if (mode == Mode::Replaying) {
-    if (c.nextOp != c.graph->ops.size())
-      return reportError("graph replay (" + keyText(c) + "): the call issued " +
-                         std::to_string(c.nextOp) + " of the graph's " +
-                         std::to_string(c.graph->ops.size()) + " operations");
-  } else {
-    return;
-  }
-  // The graph launch.
-  ++stats.graphLaunches;
-  for (const Recorded &op : c.graph->ops)
-    execute(op);
-  (void)slotAddress;
-}
+TX_EXPORT void txGpuGraphEnd(void ** /*slotAddress*/) { Graphs::end(); }
 
 TX_EXPORT void txGpuGraphRelease(void **slotAddress) {
-  if (!slotAddress || !*slotAddress)
-    return;
-  auto *slot = static_cast<Slot *>(*slotAddress);
-  for (auto &[key, graph] : slot->graphs)
-    discard(graph);
-  delete slot;
-  *slotAddress = nullptr;
-  call() = Call();
+  Graphs::release(slotAddress);
 }
 
 TX_EXPORT uint64_t txGpuCounter(const char *name) {

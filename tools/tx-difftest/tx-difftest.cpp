@@ -19,6 +19,7 @@
 #include "TxDialect/Execution/ToolOptions.h"
 #include "TxDialect/Execution/SourceNames.h"
 #include "TxDialect/InitAllTx.h"
+#include "TextPipeline.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -146,6 +147,14 @@ static std::vector<tx::Tensor> makeInputs(const tx::FunctionSignature &sig,
   std::vector<tx::Tensor> inputs;
   for (size_t i = 0; i < sig.inputs.size(); ++i) {
     const tx::ValueInfo &info = sig.inputs[i];
+    // A container takes no input (each runner passes its own); an integer
+    // argument (an i1 flag) is 0.
+    if (info.isContainer)
+      continue;
+    if (info.intWidth) {
+      inputs.emplace_back(std::vector<int64_t>{}, std::vector<float>{0.0f});
+      continue;
+    }
     if (info.isScalar) {
       inputs.emplace_back(std::vector<int64_t>{},
                           std::vector<float>{seed % 2 ? -1.0f : 1.0f});
@@ -261,12 +270,12 @@ static void checkModule(MLIRContext &ctx, StringRef file, Totals &totals) {
 
   tx::CpuRunnerOptions options;
   options.optLevel = optLevel;
-  options.pipeline = lowering;
+  tx::setTextPipeline(options, lowering);
   options.sharedLibs = runtimeLibraries;
   options.weights = weightSource;
   tx::CpuRunnerOptions referenceOptions = options;
   if (!referenceLowering.empty())
-    referenceOptions.pipeline = referenceLowering;
+    tx::setTextPipeline(referenceOptions, referenceLowering);
   auto reference = tx::CpuRunner::compile(*module, referenceOptions);
   if (!reference) {
     llvm::outs() << "ERROR " << file << ": " << toString(reference.takeError())
@@ -366,7 +375,7 @@ int main(int argc, char **argv) {
   if (!selected->runtimeLibrary.empty()) {
     runtimeLibraries.push_back(selected->runtimeLibrary);
     if (!lowering.getNumOccurrences())
-      lowering = selected->defaultPipeline;
+      lowering = selected->defaultPipelineName;
     if (!referenceLowering.getNumOccurrences())
       referenceLowering = "tx-to-cpu";
   }

@@ -12,6 +12,8 @@
 #include "TxDialect/Execution/ToolOptions.h"
 #include "TxDialect/Execution/SourceNames.h"
 #include "TxDialect/InitAllTx.h"
+#include "TxDialect/Pipelines/CpuPipeline.h"
+#include "TextPipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -29,6 +31,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <optional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -50,6 +54,14 @@ static cl::opt<std::string>
               cl::desc("Comma-separated .npy files, one per argument "
                        "(default: generated from --seed)"),
               cl::cat(txRunCategory));
+static cl::list<std::string> scalarArgs(
+    "arg",
+    cl::desc("NAME=VALUE: the integer (i1: 0 or 1) argument NAME (its name "
+             "in the source, or its position) (repeat, one per integer "
+             "argument; --inputs and generated inputs are for the others; "
+             "container arguments take nothing: the runner keeps one per "
+             "name across the calls of --repeat)"),
+    cl::cat(txRunCategory));
 static cl::opt<int64_t>
     tokens("tokens",
            cl::desc("Size of every dynamic dimension of generated inputs"),
@@ -72,7 +84,9 @@ static cl::opt<std::string>
                cl::cat(txRunCategory));
 static cl::opt<std::string>
     outputDir("output-dir",
-              cl::desc("Write result i to DIR/<function>.<i>.npy"),
+              cl::desc("Write result i to DIR/<function>.<i>.npy, and "
+                       "container[index] = (a, b, ...) of a container "
+                       "argument to DIR/<argument>.<index>.<0, 1, ...>.npy"),
               cl::cat(txRunCategory));
 static cl::opt<bool>
     dumpInputs("dump-inputs",
@@ -126,6 +140,13 @@ static cl::opt<bool>
                    "and graph launches, synchronisations), from the device "
                    "runtime's counters"),
           cl::cat(txRunCategory));
+
+static cl::opt<bool> testReleaseWeights(
+    "test-release-weights",
+    cl::desc("Testing only: release the module's device-resident weights "
+             "(what unloading it does) before the first call, which must "
+             "then fail"),
+    cl::Hidden, cl::cat(txRunCategory));
 
 namespace {
 /// The device runtime's counters (`txGpuCounter` of libtx_emulator_runtime
@@ -228,21 +249,41 @@ int main(int argc, char **argv) {
     return fail("cannot parse '" + inputFile + "'");
 
   std::vector<std::string> libs(sharedLibs.begin(), sharedLibs.end());
-  std::string pipelineText = pipeline;
-  if (!pipeline.getNumOccurrences())
-    pipelineText = selected->defaultPipeline;
   if (!selected->runtimeLibrary.empty())
     libs.push_back(selected->runtimeLibrary);
-  if (profileOps) {
-    std::string profiled = withProfile(pipelineText);
-    if (profiled.empty())
-      return fail("--profile needs a pipeline with tx-to-cpu, got '" +
-                  pipelineText + "'");
-    pipelineText = profiled;
-  }
 
+  // The lowering: the user's pipeline text, parsed here, or the device's,
+  // built with its pipeline's typed builder.
   tx::CpuRunnerOptions options;
-  options.pipeline = pipelineText;
+  if (pipeline.getNumOccurrences()) {
+    std::string pipelineText = pipeline;
+    if (profileOps) {
+      pipelineText = withProfile(pipelineText);
+      if (pipelineText.empty())
+        return fail("--profile needs a pipeline with tx-to-cpu, got '" +
+                    pipeline.getValue() + "'");
+    }
+    tx::registerAllTxPasses();
+    tx::setTextPipeline(options, pipelineText);
+  } else if (profileOps) {
+    if (!selected->isCPU)
+      return fail("--profile needs a pipeline with tx-to-cpu, got '" +
+                  selected->defaultPipelineName + "'");
+    options.pipelineName = "tx-to-cpu{profile=true}";
+    options.pipeline = [](OpPassManager &pm) {
+      tx::TxToCPUOptions cpu;
+      cpu.profile = true;
+      tx::buildTxToCPUPipeline(pm, cpu);
+      return llvm::Error::success();
+    };
+  } else {
+    options.pipelineName = selected->defaultPipelineName;
+    options.pipeline = [build = selected->buildDefaultPipeline](
+                           OpPassManager &pm) {
+      build(pm);
+      return llvm::Error::success();
+    };
+  }
   options.optLevel = optLevel;
   options.weights.seed = seed;
   options.weights.path = weightsDir;
@@ -293,6 +334,38 @@ int main(int argc, char **argv) {
   if (!sig)
     return fail(llvm::toString(sig.takeError()));
 
+  // Integer arguments: from --arg NAME=VALUE (by name or position).
+  std::map<size_t, int64_t> argValues;
+  for (StringRef a : scalarArgs) {
+    auto [key, text] = a.split('=');
+    int64_t value;
+    if (!a.contains('=') || key.empty() || text.getAsInteger(10, value))
+      return fail("bad --arg '" + a + "' (expected NAME=INTEGER, e.g. "
+                  "is_kv_shared_layer=1)");
+    std::optional<size_t> at;
+    for (auto [i, in] : llvm::enumerate(sig->inputs))
+      if (in.name == key || std::to_string(i) == key)
+        at = i;
+    if (!at)
+      return fail("--arg '" + a + "': '" + entry + "' has no argument '" +
+                  key + "'");
+    if (!sig->inputs[*at].intWidth)
+      return fail("--arg '" + a + "': argument '" + key + "' has type " +
+                  sig->inputs[*at].typeString +
+                  ", not an integer (give tensors with --inputs)");
+    argValues[*at] = value;
+  }
+  for (auto [i, in] : llvm::enumerate(sig->inputs))
+    if (in.intWidth && !argValues.count(i))
+      return fail("argument #" + llvm::Twine(i) + " '" + in.name + "' of '" +
+                  entry + "' is " + in.typeString + ": give it with --arg " +
+                  in.name + "=VALUE");
+  // The arguments --inputs and generated inputs are for.
+  std::vector<size_t> tensorArgs;
+  for (auto [i, in] : llvm::enumerate(sig->inputs))
+    if (!in.intWidth && !in.isContainer)
+      tensorArgs.push_back(i);
+
   // Inputs: from files, or generated.
   std::vector<tx::Tensor> inputs;
   if (!inputsOpt.empty()) {
@@ -307,11 +380,12 @@ int main(int argc, char **argv) {
       inputs.push_back(std::move(*t));
     }
   } else {
-    if (inputShapes.size() > sig->inputs.size())
+    if (inputShapes.size() > tensorArgs.size())
       return fail("--input-shape given " + llvm::Twine(inputShapes.size()) +
                   " times, but '" + entry + "' takes " +
-                  llvm::Twine(sig->inputs.size()) + " inputs");
-    for (auto [i, in] : llvm::enumerate(sig->inputs)) {
+                  llvm::Twine(tensorArgs.size()) + " inputs");
+    for (auto [i, argIndex] : llvm::enumerate(tensorArgs)) {
+      const tx::ValueInfo &in = sig->inputs[argIndex];
       std::vector<int64_t> shape = in.shape;
       if (i < inputShapes.size()) {
         shape.clear();
@@ -342,6 +416,25 @@ int main(int argc, char **argv) {
     }
   }
 
+  // The runner's inputs: one per argument but containers, in order.
+  if (!argValues.empty()) {
+    std::vector<tx::Tensor> all;
+    size_t next = 0;
+    for (auto [i, in] : llvm::enumerate(sig->inputs)) {
+      if (in.isContainer)
+        continue;
+      if (in.intWidth)
+        all.emplace_back(std::vector<int64_t>{},
+                         std::vector<float>{float(argValues[i])});
+      else if (next < inputs.size())
+        all.push_back(std::move(inputs[next++]));
+    }
+    // More files than arguments: the runner's count check says so.
+    for (; next < inputs.size(); ++next)
+      all.push_back(std::move(inputs[next]));
+    inputs = std::move(all);
+  }
+
   // Each call timed on its own: the first pays one-time costs (page faults
   // on fresh buffers, the async runtime's threads), so it is reported apart
   // and the others by their median.
@@ -351,6 +444,9 @@ int main(int argc, char **argv) {
   // and after it and each call.
   std::vector<DeviceCounters> counters{DeviceCounters(),
                                        DeviceCounters::read()};
+  if (testReleaseWeights)
+    if (llvm::Error e = (*runner)->releaseDeviceWeights())
+      return fail(llvm::toString(std::move(e)));
   for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
     auto start = std::chrono::steady_clock::now();
     auto res = (*runner)->call(entry, inputs);
@@ -384,6 +480,13 @@ int main(int argc, char **argv) {
     for (auto [i, t] : llvm::enumerate(outputs))
       if (auto e = write(entry + "." + std::to_string(i) + ".npy", t))
         return fail(llvm::toString(std::move(e)));
+    // What the containers hold after the calls:
+    // DIR/<container>.<index>.<slot>.npy.
+    for (const auto &c : (*runner)->containerContents())
+      if (auto e = write(c.container + "." + std::to_string(c.index) + "." +
+                             std::to_string(c.slot) + ".npy",
+                         c.value))
+        return fail(llvm::toString(std::move(e)));
     if (dumpInputs)
       for (auto [i, t] : llvm::enumerate(inputs))
         if (auto e = write(entry + ".input" + std::to_string(i) + ".npy", t))
@@ -392,7 +495,7 @@ int main(int argc, char **argv) {
 
   // compile includes the weight binding; both are printed apart.
   double loadSeconds = (*runner)->weightLoadSeconds();
-  llvm::outs() << "tx-run: " << entry << " (" << pipelineText << "): compile "
+  llvm::outs() << "tx-run: " << entry << " (" << options.pipelineName << "): compile "
                << llvm::format("%.3f",
                                (*runner)->compileSeconds() - loadSeconds)
                << " s, weights " << llvm::format("%.3f", loadSeconds) << " s, ";
@@ -424,10 +527,16 @@ int main(int argc, char **argv) {
   }
   if (profileOps)
     tx::printProfile(llvm::outs(), (*runner)->profile());
-  if (stats)
+  if (stats) {
     for (size_t k = 1; k < counters.size(); ++k)
       counters[k].print(llvm::outs(),
                         k == 1 ? "load" : "call " + std::to_string(k - 1),
                         counters[k - 1]);
+    // What the host keeps of the weights: device-only weights leave none,
+    // only the largest checkpoint tensor staged while writing them.
+    llvm::outs() << "  host weights: " << (*runner)->hostWeightBytes()
+                 << " bytes held in the module, staging peak "
+                 << (*runner)->weightStagingPeakBytes() << " bytes\n";
+  }
   return 0;
 }

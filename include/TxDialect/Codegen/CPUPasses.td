@@ -20,9 +20,18 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
     block while it is in cache; inside them, tiles it by `gemm-tile`
     (M, N, K) with scf.for loops, peels the token loop so the main tiles are
     static, then vectorises every linalg op with a static shape (GEMM tiles
-    become `vector.contract`, lowered to outer products / FMAs). Linalg ops
-    with dynamic
-    shapes stay for `convert-linalg-to-loops`. Implemented as a
+    become `vector.contract`, lowered to outer products / FMAs). A call
+    with at least `gemm-pack-min-tokens` rows packs instead, in BLIS's
+    order: per N block, the weight block transposed once; per block of
+    `gemm-token-block` rows, per K block, the rows copied and multiplied by
+    `gemm-packed-tile` tiles (the output rows stay in cache across the K
+    blocks). With
+    `parallel-blocks`, the N cache blocks are an `scf.forall` (tasks); a
+    GEMM with fewer than 8 of them is split on its token count instead, its
+    packed token blocks the `scf.forall` (each task packing its rows into
+    its own buffer) and, with too few tokens to pack, its N blocks. The
+    sums are the same in the same order either way. Linalg ops with
+    dynamic shapes stay for `convert-linalg-to-loops`. Implemented as a
     transform-dialect script generated per class of GEMM shapes.
   }];
   let options = [
@@ -35,7 +44,8 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
                "Register tile sizes M,N,K of packed GEMMs (default 8,32,8)">,
     Option<"parallelBlocks", "parallel-blocks", "bool", /*default=*/"false",
            "Make the loop over a GEMM's N cache blocks an scf.forall (run on "
-           "threads by tx-to-cpu{threads=N})">,
+           "threads by tx-to-cpu{threads=N}); with fewer than 8 N blocks, "
+           "the loop over its packed token blocks instead">,
     Option<"gemmPackMinTokens", "gemm-pack-min-tokens", "int64_t",
            /*default=*/"32",
            "Pack GEMM operands (weight block transposed, token rows copied) "

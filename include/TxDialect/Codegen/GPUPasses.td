@@ -66,11 +66,15 @@ def TxGPUDeviceBuffers : Pass<"tx-gpu-device-buffers", "ModuleOp"> {
     launches kernels:
 
     * **weights** (the `memref.global`s the function reads) live in device
-      memory. The module gets `__tx_gpu_load_weights()`, which allocates and
-      uploads each once (the runner calls it after filling the globals; a
-      function called first loads them itself), and
-      `__tx_gpu_release_weights()`, which frees them (the runner calls it on
-      unload); a call after the release is a runtime-check error;
+      memory. The module gets `__tx_gpu_load_weights()`, which allocates each
+      once (and uploads those with a host initial value; a function called
+      first loads them itself), and `__tx_gpu_release_weights()`, which
+      frees them (the runner calls it on unload); a call after the release
+      is a runtime error saying so. Checkpoint weights (uninitialized,
+      tagged `tx.checkpoint`) have no host copy: their global is removed and
+      `__tx_gpu_write_weight_<global>(host, byte offset, bytes)` copies into
+      the device buffer, so the runner writes each checkpoint tensor of a
+      stacked weight into its slice and never holds the merged weight;
     * **activations**: every `memref.alloc` becomes a `gpu.alloc` and every
       `memref.dealloc` a `gpu.dealloc` (stream-ordered); a `memref.copy`
       between device buffers a device-to-device `gpu.memcpy`;
@@ -80,9 +84,17 @@ def TxGPUDeviceBuffers : Pass<"tx-gpu-device-buffers", "ModuleOp"> {
     * everything is enqueued on one stream (an async token threaded through
       the function), synchronised once, at the return.
 
-    Host code that reads or writes a device buffer itself (a `memref.load`
-    outside a kernel, a call taking it) is an error naming the op: such a
-    module runs with `tx-to-nvvm{memory=host-mapped}`.
+    * **collectives** (`tx_rt_<op>_<type>` calls of
+      tx-lower-collectives-to-runtime) take device buffers and become
+      `tx_rt_<op>_<type>_on_stream` with the call's stream, enqueued between
+      its kernels (the nccl backend).
+
+    A function whose host code reads or writes a buffer itself (a
+    `memref.load` outside a kernel, a call other than a collective, kernels
+    in host control flow) runs host-mapped, with a warning naming the buffer
+    and why; one that manages device memory itself (`gpu.alloc`, ...) with a
+    remark. `tx-to-nvvm{memory=host-mapped}` is that model as an explicit
+    choice, without diagnostics.
 
     With `cudagraph_mode = full` in the module's `tx.config`, each call is
     bracketed by `txGpuGraphBegin(slot, tokens, captured)` and

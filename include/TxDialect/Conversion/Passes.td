@@ -30,9 +30,17 @@ def TxToLinalg : Pass<"tx-to-linalg", "::mlir::ModuleOp"> {
       the module's `tx.runtime_checks` table holds each check's message
       (op, location, both operands and dimensions).
 
-    `tx.container_*`, `tx.opaque_call` and (without `allow-collectives`)
-    collectives over more than one rank cannot be lowered: the pass fails
-    with an error naming the op.
+    * container arguments (`!tx.container`) become `!llvm.ptr` to a
+      container object of the host, `tx.container_set` / `tx.container_get`
+      calls of its runtime (`tx_rt_container_*`, TxToLinalg.h) that store
+      and read back copies; a get checks at run time that the entry was set
+      with the types the op reads. A write to a buffer after it was stored,
+      or to a buffer read back, is rejected (a PyTorch container holds the
+      tensor itself and would see it).
+
+    `tx.opaque_call` and (without `allow-collectives`) collectives over more
+    than one rank cannot be lowered: the pass fails with an error naming the
+    op.
   }];
   let options = [
     Option<"allowCollectives", "allow-collectives", "bool", "false",
@@ -48,12 +56,24 @@ def TxToLinalg : Pass<"tx-to-linalg", "::mlir::ModuleOp"> {
            "over query heads, in it a loop over query rows that visits the "
            "visible keys only, scores as head_dim-vector dot products (a "
            "fixed summation tree), one row of scores per head. Off: linalg "
-           "ops over a [heads, T, S] score buffer (what tx-to-nvvm maps)">
+           "ops over a [heads, T, S] score buffer (what tx-to-nvvm maps)">,
+    Option<"rowLoops", "row-loops", "bool", "false",
+           "Lower elementwise ops, norms and rotary for CPUs (tx-to-cpu sets "
+           "it) where the last dimension is static: an scf.parallel over "
+           "the leading (token) dimensions, each row in vectors of static "
+           "width (a norm's sum of squares in a fixed order within the "
+           "row). Off: linalg ops over the whole buffer">,
+    Option<"testBreakContainers", "test-break-containers", "std::string",
+           "\"\"",
+           "Testing only, WRONG results: 'swap-get' makes tx.container_get "
+           "read a tuple's values in reverse order (to show that the "
+           "comparisons with PyTorch catch it)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::LLVM::LLVMDialect"
   ];
 }
 

@@ -52,6 +52,33 @@ inline constexpr StringLiteral kStackingAttrName = "tx.stacking";
 inline constexpr StringLiteral kRuntimeCheckFunctionName = "tx_rt_check_failed";
 inline constexpr StringLiteral kRuntimeChecksAttrName = "tx.runtime_checks";
 
+/// Containers (`!tx.container`, e.g. `shared_kv_states`) are opaque pointers
+/// to a container object of the host (the runner keeps one per container
+/// argument across calls); `tx.container_set` / `tx.container_get` call
+///
+///   void tx_rt_container_set(void *c, int64_t check, int64_t index,
+///                            int64_t slot, int64_t count, int64_t dtype,
+///                            int64_t rank, int64_t data, int64_t meta);
+///   void tx_rt_container_get(void *c, int64_t check, int64_t index,
+///                            int64_t slot, int64_t count, int64_t dtype,
+///                            int64_t rank, int64_t meta);
+///   void tx_rt_container_read(void *c, int64_t index, int64_t slot,
+///                             int64_t data);
+///
+/// `set` replaces entry `index` (a tuple of `count` values) when `slot` is 0
+/// and stores a copy of value `slot`: element type `dtype` (0 f32, 1 f16,
+/// 2 bf16), `rank`, its aligned pointer `data` and `meta` pointing to
+/// [offset, sizes..., strides...]. `get` checks that value `slot` of the
+/// entry exists and has the type the op reads (`meta` points to its sizes,
+/// -1 for dynamic ones) and writes the stored sizes to `meta`; `read` copies
+/// it, contiguous, to `data`. A failed check must not return (as
+/// tx_rt_check_failed; `check` indexes the runtime-check table, `{0}` being
+/// the index).
+inline constexpr StringLiteral kContainerSetFunctionName = "tx_rt_container_set";
+inline constexpr StringLiteral kContainerGetFunctionName = "tx_rt_container_get";
+inline constexpr StringLiteral kContainerReadFunctionName =
+    "tx_rt_container_read";
+
 /// The message of a failed check: `check`'s entry of `table` with the
 /// values filled in ("check #N failed" when the table has no such entry).
 std::string formatRuntimeCheckFailure(ArrayAttr table, int64_t check,
@@ -71,7 +98,7 @@ LogicalResult lowerTxGuards(ModuleOp module);
 void eraseTxSymbols(ModuleOp module);
 
 /// Emits an error for every op in `module` that the conversion cannot lower
-/// (container ops, opaque calls and, unless `allowCollectives`, collectives
+/// (opaque calls and, unless `allowCollectives`, collectives
 /// over more than one rank). Succeeds when there is none.
 LogicalResult checkTxLowerable(ModuleOp module, bool allowCollectives);
 

@@ -4,15 +4,15 @@
 //
 //   mlir::MLIRContext ctx;                     // any context; the runner adds
 //   auto module = parseSourceFile<ModuleOp>(...);  // what it needs
-//   tx::CpuRunnerOptions opts;                 // pipeline "tx-to-cpu", seed 0
+//   tx::CpuRunnerOptions opts;                 // tx-to-cpu, seed 0
 //   auto runner = tx::CpuRunner::compile(*module, opts);
 //   if (!runner) report(runner.takeError());
 //   auto outs = (*runner)->call("forward", {x, cos, sin});
 //
-// The module is cloned and lowered with a textual pass pipeline (default
-// `tx-to-cpu`), then JIT-compiled by mlir::ExecutionEngine. Weights (the
-// globals the tx-to-linalg conversion makes of tx.layer / tx.param) are bound
-// by checkpoint tensor name: pseudo-random from a seed, or read from
+// The module is cloned and lowered with a pipeline the caller builds
+// (default `tx-to-cpu`), then JIT-compiled by mlir::ExecutionEngine. Weights
+// (the globals the tx-to-linalg conversion makes of tx.layer / tx.param) are
+// bound by checkpoint tensor name: pseudo-random from a seed, or read from
 // `<dir>/<tensor name>.npy`. A merged layer's stacking map is honoured, so a
 // fused module gets exactly the numbers of the unfused one.
 //
@@ -31,6 +31,7 @@
 #include "TxDialect/Execution/Profile.h"
 #include "TxDialect/Execution/Tensor.h"
 #include "TxDialect/Execution/Weights.h"
+#include "TxDialect/Pipelines/CpuPipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
@@ -40,37 +41,57 @@
 #include <cstdint>
 #include <optional>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace mlir {
 class ExecutionEngine;
+class OpPassManager;
 namespace tx {
+namespace detail {
+struct Container;
+} // namespace detail
 
 //===----------------------------------------------------------------------===//
 // The runner
 //===----------------------------------------------------------------------===//
 
 /// What one argument or result of a function is: a memref of `shape`
-/// (ShapedType::kDynamic for dynamic dims) or, with `isScalar`, an f32 value.
+/// (ShapedType::kDynamic for dynamic dims) or, with `isScalar`, an f32 value
+/// or (`intWidth` > 0) an integer one (i1 for a flag, index as 64 bits), or
+/// (`isContainer`) a `!tx.container`, which takes no input: the runner
+/// passes its own container of that argument's name.
 struct ValueInfo {
   std::vector<int64_t> shape;
   bool isScalar = false;
   std::string typeString; // as MLIR prints it
   ElementType element = ElementType::F32;
+  unsigned intWidth = 0;
+  bool isContainer = false;
+  /// The argument's name in the source (`%name`), or "arg<i>".
+  std::string name;
 };
 struct FunctionSignature {
   std::vector<ValueInfo> inputs;
   std::vector<ValueInfo> results;
 };
 
+/// Adds a lowering to `pm`, a pass manager on builtin.module; an error
+/// meant for the user when it cannot (pipeline text that does not parse).
+using PipelineBuilder = std::function<llvm::Error(OpPassManager &pm)>;
+
 struct CpuRunnerOptions {
-  /// Textual pass pipeline run on (a clone of) the module, e.g.
-  /// "tx-to-cpu" or "tx-fusion,tx-to-cpu{vectorize=false}". It must
-  /// produce the LLVM dialect with `llvm.emit_c_interface` on the functions
-  /// to call (tx-to-cpu does).
-  std::string pipeline = "tx-to-cpu";
+  /// The lowering run on (a clone of) the module; none: tx-to-cpu with its
+  /// default options (buildTxToCPUPipeline). It must produce the LLVM
+  /// dialect with `llvm.emit_c_interface` on the functions to call
+  /// (tx-to-cpu does). The runner registers no pass: a host that takes
+  /// pipeline text parses it in its builder (tx-run --pipeline=...).
+  PipelineBuilder pipeline;
+  /// The lowering as messages name it, e.g. "tx-to-cpu" or the user's
+  /// pipeline text.
+  std::string pipelineName = kTxToCPUPipelineName.str();
   /// LLVM optimisation level of the JIT (0-3).
   unsigned optLevel = 3;
   WeightSource weights;
@@ -89,9 +110,7 @@ class CpuRunner {
 public:
   /// Lowers a clone of `module` with `options.pipeline`, JIT-compiles it and
   /// binds the weights. `module` is not modified; its context gets the
-  /// dialects and translations the runner needs. The first call registers
-  /// every tx and upstream pass unless `tx-to-cpu` is registered already (a
-  /// host that calls tx::registerAllTxPasses must do so before).
+  /// dialects and translations the runner needs.
   static llvm::Expected<std::unique_ptr<CpuRunner>>
   compile(ModuleOp module, const CpuRunnerOptions &options = {});
   ~CpuRunner();
@@ -109,9 +128,38 @@ public:
   /// buffers the call allocated before the check are not freed.)
   llvm::Expected<std::vector<Tensor>> call(llvm::StringRef name,
                                            const std::vector<Tensor> &inputs);
+  /// (In `call`, `inputs` has one tensor per argument that is not a
+  /// container: integer arguments take a rank-0 tensor holding an integer,
+  /// 0 or 1 for an i1. A container argument gets the runner's container of
+  /// its name, created empty at its first call and kept across calls, so
+  /// that one call can read what an earlier one stored.)
 
-  /// Refills every weight global from `source`.
+  /// Empties the runner's containers.
+  void clearContainers();
+  /// One value a container holds: `container[index][slot]`.
+  struct ContainerValue {
+    std::string container; // the argument's name
+    int64_t index = 0, slot = 0;
+    Tensor value;          // converted to f32
+  };
+  /// What the runner's containers hold now, by name, index and slot.
+  std::vector<ContainerValue> containerContents() const;
+
+  /// Refills every weight from `source`: the module's weight globals, or,
+  /// for a module lowered with tx-to-nvvm{memory=device}, its
+  /// device-resident weights directly, one checkpoint tensor at a time.
   llvm::Error bindWeights(const WeightSource &source);
+  /// Frees the device memory of a tx-to-nvvm module's resident weights now
+  /// (also done when the runner is destroyed); a call after it fails with
+  /// an error saying so. Nothing for a module without device weights.
+  llvm::Error releaseDeviceWeights();
+  /// Bytes of weights the JIT'ed module holds on the host (its weight
+  /// globals), as of the last bindWeights: 0 when every weight lives on
+  /// the device only.
+  uint64_t hostWeightBytes() const { return hostWeightBytesHeld; }
+  /// The most host bytes held at once to write device-only weights (one
+  /// checkpoint tensor and its element-type copy), over the runner's life.
+  uint64_t weightStagingPeakBytes() const { return weightStagingPeak; }
   const std::vector<WeightBinding> &weights() const { return bindings; }
 
   /// Seconds spent lowering and JIT-compiling, including the weight binding
@@ -130,14 +178,20 @@ public:
 private:
   CpuRunner() = default;
   std::unique_ptr<ExecutionEngine> engine;
+  /// The module runs tasks on MLIR's async runtime (tx-to-cpu{threads=N}).
+  bool usesAsyncRuntime = false;
   std::vector<std::pair<std::string, FunctionSignature>> signatures;
   std::vector<WeightBinding> bindings;
   /// The lowered module's `tx.runtime_checks` messages (TxToLinalg.h).
   ArrayAttr runtimeChecks;
   double compileTime = 0;
   double weightLoadTime = 0;
+  uint64_t hostWeightBytesHeld = 0;
+  uint64_t weightStagingPeak = 0;
   /// Of a module lowered with profile=true (Profile.h).
   std::unique_ptr<detail::ProfileCounters> profileCounters;
+  /// The containers passed to container arguments, by argument name.
+  std::map<std::string, std::unique_ptr<detail::Container>> containers;
 };
 
 } // namespace tx

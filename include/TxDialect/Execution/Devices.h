@@ -15,13 +15,21 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
 
-namespace mlir::tx {
+namespace mlir {
+class OpPassManager;
+namespace tx {
 
 struct Device {
-  /// The lowering when the user gives none.
-  std::string defaultPipeline;
+  /// The lowering when the user gives none, added to a pass manager on
+  /// builtin.module by the pipeline's typed builder.
+  std::function<void(OpPassManager &)> buildDefaultPipeline;
+  /// That lowering as the user would write it, for messages ("tx-to-cpu").
+  std::string defaultPipelineName;
+  /// Whether the device is the CPU (tx-to-cpu and its options apply).
+  bool isCPU = false;
   /// The runtime library the lowered host code calls (empty for the CPU).
   std::string runtimeLibrary;
 };
@@ -36,6 +44,7 @@ llvm::Expected<Device> selectDevice(llvm::StringRef name,
 /// finds the runtime libraries).
 std::string toolLibraryDir(const char *argv0);
 
-} // namespace mlir::tx
+} // namespace tx
+} // namespace mlir
 
 #endif // TXDIALECT_EXECUTION_DEVICES_H

@@ -9,6 +9,7 @@
 #ifndef TXDIALECT_EXECUTION_SAFETENSORS_H
 #define TXDIALECT_EXECUTION_SAFETENSORS_H
 
+#include "TxDialect/Execution/Elements.h"
 #include "TxDialect/Execution/Tensor.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -48,6 +49,10 @@ public:
   /// Tensor `name` converted to f32 (F32, F16, BF16 and F64 tensors; any
   /// other dtype is an error naming the tensor and the dtype).
   llvm::Expected<Tensor> read(llvm::StringRef name) const;
+  /// The stored bytes of `entry` (an entry of this file).
+  const char *bytes(const SafetensorsEntry &entry) const {
+    return data.data() + entry.begin;
+  }
 
 private:
   std::string filePath;
@@ -76,8 +81,17 @@ public:
   /// file and the tensor (and a near name for a missing one).
   llvm::Expected<Tensor> read(llvm::StringRef name,
                               const std::vector<int64_t> &shape) const;
+  /// Tensor `name`, checked like `read`, stored at `dest` as `element`
+  /// values: the bytes copied as they are where the checkpoint's dtype is
+  /// `element`'s, else converted (through f32, as `read` does).
+  llvm::Error readInto(llvm::StringRef name, const std::vector<int64_t> &shape,
+                       ElementType element, void *dest) const;
 
 private:
+  /// The file that holds tensor `name`, checked to have `shape`.
+  llvm::Expected<const SafetensorsFile *>
+  lookup(llvm::StringRef name, const std::vector<int64_t> &shape) const;
+
   std::string indexPath;
   std::vector<std::unique_ptr<SafetensorsFile>> files;
   /// Tensor name -> index into `files`.

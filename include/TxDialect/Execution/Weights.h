@@ -76,6 +76,14 @@ llvm::Expected<std::vector<WeightBinding>> collectWeightBindings(ModuleOp module
 /// The contents of `binding`'s global, row-major, read from `source`.
 llvm::Expected<std::vector<float>> loadWeight(const WeightBinding &binding,
                                               const WeightSource &source);
+/// Fills `dest`, the memory of `binding`'s global (its elements in
+/// `binding.element`), from `source`, as loadWeight would with
+/// storeElements after it, but with no copy of the whole weight: f32 .npy
+/// data is read straight into `dest` (one read per file), safetensors
+/// tensors of the global's dtype are copied as they are, anything else is
+/// converted one checkpoint tensor at a time.
+llvm::Error loadWeightInto(const WeightBinding &binding,
+                           const WeightSource &source, void *dest);
 
 } // namespace tx
 } // namespace mlir

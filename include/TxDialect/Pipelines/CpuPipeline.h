@@ -11,46 +11,32 @@
 #ifndef TXDIALECT_PIPELINES_CPUPIPELINE_H
 #define TXDIALECT_PIPELINES_CPUPIPELINE_H
 
-#include "mlir/Pass/PassOptions.h"
+#include "TxDialect/Codegen/CPUCodegen.h"
+#include "TxDialect/Pipelines/PipelinePassOptions.h"
 
 namespace mlir {
 class OpPassManager;
 namespace tx {
 
-struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
+/// The pipeline's name in pipeline text.
+inline constexpr llvm::StringLiteral kTxToCPUPipelineName = "tx-to-cpu";
+
+/// The pipeline's own options, and `tile`: those of tx-cpu-tile-and-vectorize
+/// (CPUPasses.td), which `tx-to-cpu{...}` takes too (`gemm-tile=4,4,4`).
+struct TxToCPUOptions : public PipelineOptionsWithPass<TxToCPUOptions> {
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorise GEMMs and static linalg ops (off: "
                      "naive scalar loops, for comparison)"),
       llvm::cl::init(true)};
-  PassOptions::ListOption<int64_t> gemmTile{
-      *this, "gemm-tile",
-      llvm::cl::desc("GEMM register tile sizes M,N,K (default 8,8,8)")};
-  PassOptions::ListOption<int64_t> gemmCacheTile{
-      *this, "gemm-cache-tile",
-      llvm::cl::desc("GEMM cache block of the weight N,K (default 256,256; "
-                     "0: that dimension is not blocked)")};
-  PassOptions::ListOption<int64_t> gemmPackedTile{
-      *this, "gemm-packed-tile",
-      llvm::cl::desc("Register tile sizes M,N,K of packed GEMMs (default "
-                     "8,32,8)")};
-  PassOptions::Option<int64_t> gemmPackMinTokens{
-      *this, "gemm-pack-min-tokens",
-      llvm::cl::desc("Pack GEMM operands (weight block transposed, token "
-                     "rows copied) when a call has at least this many tokens "
-                     "(0: never)"),
-      llvm::cl::init(32)};
-  PassOptions::Option<int64_t> gemmTokenBlock{
-      *this, "gemm-token-block",
-      llvm::cl::desc("Token rows per block of a packed GEMM: the weight "
-                     "block is packed once, the token rows per block of "
-                     "this many (0: all rows in one block)"),
-      llvm::cl::init(128)};
   PassOptions::Option<unsigned> threads{
       *this, "threads",
-      llvm::cl::desc("Threads for the GEMMs' N cache blocks (1: none; > 1: "
-                     "the async runtime, libmlir_async_runtime, runs them; "
-                     "results are bit-identical)"),
+      llvm::cl::desc("Threads for the GEMMs' N cache blocks, or their "
+                     "packed token blocks with fewer than 8 N blocks, and "
+                     "for the rows of row-lowered ops and attention heads "
+                     "(1: none; > 1: the async runtime, "
+                     "libmlir_async_runtime, runs them; results are "
+                     "bit-identical)"),
       llvm::cl::init(1)};
   PassOptions::Option<bool> runtimeChecks{
       *this, "runtime-checks",
@@ -59,11 +45,13 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
                      "tx_rt_check_failed, which tx-run, the C API and "
                      "Python provide; false: no checks, for other hosts)"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> testUnsafeHoist{
-      *this, "test-unsafe-hoist",
-      llvm::cl::desc("Testing only, UNSAFE: the accumulator hoisting ignores "
-                     "the own effects of ops with regions"),
-      llvm::cl::init(false)};
+  PassOptions::Option<bool> rowLoops{
+      *this, "row-loops",
+      llvm::cl::desc("Lower elementwise ops, norms and rotary with a static "
+                     "last dimension as parallel rows of vectors "
+                     "(tx-to-linalg{row-loops}; false: linalg ops over whole "
+                     "buffers, for comparison)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Time every tx op's lowered code (tx-profile-ops; "
@@ -74,6 +62,10 @@ struct TxToCPUOptions : public PassPipelineOptions<TxToCPUOptions> {
       llvm::cl::desc("Insert deallocations of temporaries "
                      "(ownership-based buffer deallocation)"),
       llvm::cl::init(true)};
+
+  /// The options of tx-cpu-tile-and-vectorize, used when `vectorize` is
+  /// set; its `parallelBlocks` is set from `threads`.
+  TxCpuTileAndVectorizeOptions tile;
 };
 
 /// Appends the tx-to-cpu pipeline to `pm` (a module pass manager).

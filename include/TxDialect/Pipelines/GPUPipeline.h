@@ -20,6 +20,9 @@ class OpPassManager;
 class Pass;
 namespace tx {
 
+/// The pipeline's name in pipeline text.
+inline constexpr llvm::StringLiteral kTxToNVVMPipelineName = "tx-to-nvvm";
+
 struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip",

@@ -2,18 +2,21 @@
 //
 // tx-cpu-tile-and-vectorize, as transform-dialect scripts built per class
 // of GEMM shapes and applied in phases: cache blocks of the weight (N, K);
-// operands packed per block when a call has enough tokens (packGemms);
-// register tiles with the token loop peeled so that the main tiles are
-// static; vectorisation of every static linalg op (GEMM tiles become
-// vector.contract); accumulators kept in registers across the K loop
-// (hoistLoopAccumulators); contractions lowered to outer products (FMAs) and
-// transfers to 1-D loads and stores. The scripts are built with the
-// transform ops' builders (ScriptBuilder) and applied by the interpreter.
+// operands packed when a call has enough tokens (packGemms: weight N block
+// once, then token blocks, K blocks inside them); with threads, the N
+// blocks or the token blocks as tasks; register tiles with the token loop
+// peeled so that the main tiles are static; vectorisation of every static
+// linalg op (GEMM tiles become vector.contract); accumulators kept in
+// registers across the K loop (hoistLoopAccumulators); contractions lowered
+// to outer products (FMAs) and transfers to 1-D loads and stores. The
+// scripts are built with the transform ops' builders (ScriptBuilder) and
+// applied by the interpreter.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Codegen/CPUCodegen.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
+#include "TxDialect/Diagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,17 +48,34 @@ namespace {
 
 /// Marks on the payload ops while the pass runs: a GEMM's class (the
 /// transform scripts match each class by it), the packing copies of
-/// packGemms and the GEMMs on packed operands.
+/// packGemms and the GEMMs on packed operands, and the two copies of a GEMM
+/// split on its token count (splitOnTokenCount).
 constexpr StringLiteral kGemmClassAttr = "tx.gemm_class";
 constexpr StringLiteral kPackAttr = "tx.pack";
 constexpr StringLiteral kPackedAttr = "tx.packed";
+constexpr StringLiteral kManyTokensAttr = "tx.many_tokens";
+constexpr StringLiteral kFewTokensAttr = "tx.few_tokens";
+
+/// With threads, a GEMM with at least this many N cache blocks runs them as
+/// tasks; one with fewer (or none) runs its packed token blocks as tasks
+/// when it has enough tokens to be packed (the direct GEMM, for fewer
+/// tokens, still runs its N blocks as tasks).
+constexpr int64_t kMinNBlockTasks = 8;
+
+/// Which loop of a GEMM runs its iterations as tasks (scf.forall).
+enum class Tasks { None, NBlocks, TokenBlocks };
 
 /// How one class of GEMMs is blocked for the cache: blocks of `nc` x `kc`
-/// of the weight (0: that dimension is not blocked).
+/// of the weight (0: that dimension is not blocked), its tasks, and
+/// whether packGemms may pack it (then its K blocks are made by packGemms
+/// inside the token blocks, and by tileClass for the direct GEMM).
 struct GemmClass {
   int64_t nc = 0, kc = 0;
+  Tasks tasks = Tasks::None;
+  bool packable = false;
   bool operator==(const GemmClass &o) const {
-    return nc == o.nc && kc == o.kc;
+    return nc == o.nc && kc == o.kc && tasks == o.tasks &&
+           packable == o.packable;
   }
 };
 
@@ -186,31 +206,37 @@ Value matchClass(ScriptBuilder &s, Value root, unsigned index) {
 
 /// The cache blocks of the GEMMs of class `index`: loops over N, then K
 /// blocks, so that one weight block stays in cache while every token row
-/// passes over it. Nothing when the class is not blocked.
+/// passes over it (a packable class: the N blocks only, see packGemms).
+/// Nothing when the class is not blocked.
 void blockClass(ScriptBuilder &s, Value root, unsigned index,
-                const GemmClass &c, bool parallel) {
-  if (c.nc <= 0 && c.kc <= 0)
+                const GemmClass &c) {
+  int64_t kc = c.packable ? 0 : c.kc;
+  if (c.nc <= 0 && kc <= 0)
     return;
   s.foreach(matchClass(s, root, index), [&](Value one) {
-    if (parallel && c.nc > 0) {
+    if (c.tasks == Tasks::NBlocks && c.nc > 0) {
       // The N blocks write disjoint output columns: an scf.forall
       // (threads), the K blocks inside it a sequential loop (they
       // accumulate).
       auto nBlocks = s.tileUsingForall(one, {0, c.nc, 0});
-      if (c.kc > 0)
-        s.tileUsingFor(nBlocks.getTiledOp(), {0, 0, c.kc});
+      if (kc > 0)
+        s.tileUsingFor(nBlocks.getTiledOp(), {0, 0, kc});
       return;
     }
-    s.tileUsingFor(one, {0, c.nc, c.kc});
+    s.tileUsingFor(one, {0, c.nc, kc});
   });
 }
 
 /// The register tiles (M, N, K) of the GEMMs of class `index` (whole GEMMs
-/// or cache blocks), and the token loop peeled so that the main tiles are
-/// static (the last < M rows one at a time, so that they vectorise too).
+/// or cache blocks), after a loop over K blocks of `kBlock` when not 0 (the
+/// direct GEMM of a packable class), and the token loop peeled so that the
+/// main tiles are static (the last < M rows one at a time, so that they
+/// vectorise too).
 void tileClass(ScriptBuilder &s, Value root, unsigned index, bool peel,
-               ArrayRef<int64_t> tile) {
+               ArrayRef<int64_t> tile, int64_t kBlock) {
   s.foreach(matchClass(s, root, index), [&](Value one) {
+    if (kBlock > 0)
+      one = s.tileUsingFor(one, {0, 0, kBlock}).getTiledLinalgOp();
     auto tiled = s.tileUsingFor(one, tile);
     if (!peel)
       return;
@@ -254,20 +280,49 @@ bool isTransposedB(linalg::MatmulOp mm) {
   return mm.getIndexingMapsArray() == ArrayRef<AffineMap>(want);
 }
 
-/// Packs the operands of every y = x W^T GEMM (whole or cache block) that
-/// has at least `minTokens` rows at run time: the weight block transposed
-/// into a [K, N] buffer and the token rows copied into a [M, K] buffer, so
-/// that the register tiles read contiguous rows (no transposes in the
-/// kernel) at strides that are not the weight's (no cache-set conflicts on
-/// power-of-two hidden sizes). Fewer rows keep the direct GEMM: packing a
-/// weight costs as much as a GEMV with it. The token rows go through in
-/// blocks of `tokenBlock` (0: one block), each packed and multiplied with
-/// the weight block packed once (BLIS's loop order: a block of rows, the
-/// weight block and the output block they update stay in cache).
-void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock) {
+/// Splits `mm` on its token count: `scf.if rows >= minTokens` with a copy
+/// marked kManyTokensAttr (packGemms packs it without a check and runs its
+/// token blocks as tasks) and `mm`, marked kFewTokensAttr, in the else
+/// branch (never packed). Returns the copy.
+linalg::MatmulOp splitOnTokenCount(linalg::MatmulOp mm, int64_t minTokens) {
+  OpBuilder b(mm);
+  Location loc = mm.getLoc();
+  Value rows = memref::DimOp::create(b, loc, mm.getDpsInputs()[0], 0);
+  Value enough = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sge, rows,
+      arith::ConstantIndexOp::create(b, loc, minTokens));
+  auto branch = scf::IfOp::create(b, loc, enough, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(branch.thenBlock());
+  auto many = cast<linalg::MatmulOp>(b.clone(*mm));
+  many->setAttr(kManyTokensAttr, b.getUnitAttr());
+  mm->moveBefore(branch.elseBlock()->getTerminator());
+  mm->setAttr(kFewTokensAttr, b.getUnitAttr());
+  return many;
+}
+
+/// Packs the operands of every y = x W^T GEMM (whole or N cache block) that
+/// has at least `minTokens` rows at run time, in BLIS's loop order: the
+/// weight block transposed once into a [K, N] buffer; then per block of
+/// `tokenBlock` token rows (0: one block), per K block of its class (`kc`
+/// of `classes`; the whole K when not blocked), the rows' K block
+/// copied into a [rows, K block] buffer and multiplied with the weight's K
+/// block. The register tiles then read contiguous rows (no transposes in
+/// the kernel) at strides that are not the weight's (no cache-set conflicts
+/// on power-of-two hidden sizes), and the output block of a token block
+/// stays in cache across the K blocks that accumulate into it (with the K
+/// loop outside the token blocks, every K block read and wrote the whole
+/// output column block again: at 2048 tokens, 2 MB from memory each time).
+/// Fewer rows keep the direct GEMM: packing a weight costs as much as a
+/// GEMV with it. A GEMM split by splitOnTokenCount is packed without the
+/// check (its many-tokens copy), its token blocks an scf.forall (tasks;
+/// each packs its rows into its own buffer), or not at all (its few-tokens
+/// copy). The sums are the same in the same order as the direct GEMM's.
+void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock,
+               ArrayRef<GemmClass> classes) {
   SmallVector<linalg::MatmulOp> gemms;
   module.walk([&](linalg::MatmulOp mm) {
-    if (mm->hasAttr(kGemmClassAttr) && isTransposedB(mm))
+    auto index = mm->getAttrOfType<IntegerAttr>(kGemmClassAttr);
+    if (index && classes[index.getInt()].packable)
       gemms.push_back(mm);
   });
   for (linalg::MatmulOp mm : gemms) {
@@ -275,18 +330,23 @@ void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock) {
     Value c = mm.getDpsInits()[0];
     auto aType = cast<MemRefType>(a.getType());
     auto wType = cast<MemRefType>(w.getType());
-    if (!wType.hasStaticShape())
-      continue;
+    const GemmClass &cls =
+        classes[mm->getAttrOfType<IntegerAttr>(kGemmClassAttr).getInt()];
+    bool many = mm->hasAttr(kManyTokensAttr);
     int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+    int64_t kc = cls.kc > 0 ? cls.kc : k;
     Type elem = aType.getElementType();
     OpBuilder b(mm);
     Location loc = mm.getLoc();
     Value rows = memref::DimOp::create(b, loc, a, 0);
-    Value enough = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::sge, rows,
-        arith::ConstantIndexOp::create(b, loc, minTokens));
-    auto branch = scf::IfOp::create(b, loc, enough, /*withElseRegion=*/true);
-    b.setInsertionPointToStart(branch.thenBlock());
+    scf::IfOp branch;
+    if (!many) {
+      Value enough = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sge, rows,
+          arith::ConstantIndexOp::create(b, loc, minTokens));
+      branch = scf::IfOp::create(b, loc, enough, /*withElseRegion=*/true);
+      b.setInsertionPointToStart(branch.thenBlock());
+    }
     UnitAttr unit = b.getUnitAttr();
     Value wt = memref::AllocOp::create(b, loc, MemRefType::get({k, n}, elem));
     auto transpose = linalg::TransposeOp::create(b, loc, w, wt,
@@ -296,49 +356,97 @@ void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock) {
     // One block of all rows when they are static and at most tokenBlock.
     bool blocked = tokenBlock > 0 && (ShapedType::isDynamic(m) || m > tokenBlock);
     int64_t apRows = blocked ? tokenBlock : m;
-    Value ap = memref::AllocOp::create(
-        b, loc, MemRefType::get({apRows, k}, elem),
-        ShapedType::isDynamic(apRows) ? ValueRange{rows} : ValueRange{});
-    // Copies rows [m0, m0 + size) of the tokens to the packed block and
-    // multiplies them with the packed weight block.
-    auto packBlock = [&](OpBuilder &b, Value a, Value ap, Value c) {
-      auto copy = linalg::CopyOp::create(b, loc, a, ap);
-      copy->setAttr(kPackAttr, unit);
-      auto packed = linalg::MatmulOp::create(b, loc, ValueRange{ap, wt},
-                                             ValueRange{c});
-      packed->setAttr(kGemmClassAttr, mm->getAttr(kGemmClassAttr));
-      packed->setAttr(kPackedAttr, unit);
+    auto allocTokens = [&](OpBuilder &b) -> Value {
+      return memref::AllocOp::create(
+          b, loc, MemRefType::get({apRows, kc}, elem),
+          ShapedType::isDynamic(apRows) ? ValueRange{rows} : ValueRange{});
+    };
+    // Rows [m0, m0 + size) of the tokens through the packed buffer `ap`, K
+    // block after K block, into the same rows of the output.
+    auto packRows = [&](OpBuilder &b, Value m0, OpFoldResult size, Value ap) {
+      OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+      auto view = [&](Value buffer, OpFoldResult row, OpFoldResult col,
+                      OpFoldResult height, int64_t width) -> Value {
+        return memref::SubViewOp::create(
+            b, loc, buffer, ArrayRef<OpFoldResult>{row, col},
+            ArrayRef<OpFoldResult>{height, b.getIndexAttr(width)},
+            ArrayRef<OpFoldResult>{one, one});
+      };
+      OpFoldResult row = m0 ? OpFoldResult(m0) : zero;
+      Value cRows = m0 ? view(c, row, zero, size, n) : c;
+      Value apView = m0 ? view(ap, zero, zero, size, kc) : ap;
+      auto multiply = [&](OpBuilder &b, OpFoldResult k0) {
+        Value aBlock = view(a, row, k0, size, kc);
+        Value wBlock =
+            kc == k ? wt : view(wt, k0, zero, b.getIndexAttr(kc), n);
+        auto copy = linalg::CopyOp::create(b, loc, aBlock, apView);
+        copy->setAttr(kPackAttr, unit);
+        auto packed = linalg::MatmulOp::create(
+            b, loc, ValueRange{apView, wBlock}, ValueRange{cRows});
+        packed->setAttr(kGemmClassAttr, mm->getAttr(kGemmClassAttr));
+        packed->setAttr(kPackedAttr, unit);
+      };
+      if (kc == k)
+        return multiply(b, zero);
+      auto kLoop = scf::ForOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+          arith::ConstantIndexOp::create(b, loc, k),
+          arith::ConstantIndexOp::create(b, loc, kc));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(kLoop.getBody());
+      multiply(b, kLoop.getInductionVar());
     };
     if (!blocked) {
-      packBlock(b, a, ap, c);
+      Value ap = allocTokens(b);
+      packRows(b, Value(), ShapedType::isDynamic(m) ? OpFoldResult(rows)
+                                                    : b.getIndexAttr(m),
+               ap);
+      memref::DeallocOp::create(b, loc, ap);
     } else {
       // Static blocks when the static rows divide into them; else the last
       // block is smaller (a dynamic size: the register tiles peel it).
       bool exact = !ShapedType::isDynamic(m) && m % tokenBlock == 0;
       Value step = arith::ConstantIndexOp::create(b, loc, tokenBlock);
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      auto loop = scf::ForOp::create(b, loc, zero, rows, step);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value m0 = loop.getInductionVar();
-      OpFoldResult size = b.getIndexAttr(tokenBlock);
-      if (!exact) {
-        Value left = arith::SubIOp::create(b, loc, rows, m0);
-        size = arith::MinSIOp::create(b, loc, left, step).getResult();
+      // Tasks (the many-tokens copy): each block packs into its own
+      // buffer. Else one buffer serves the blocks one after the other.
+      Value shared = many ? Value() : allocTokens(b);
+      Operation *loop;
+      Value m0;
+      if (many) {
+        auto forall = scf::ForallOp::create(
+            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{rows},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(tokenBlock)},
+            /*outputs=*/ValueRange(), /*mapping=*/std::nullopt);
+        loop = forall;
+        m0 = forall.getInductionVar(0);
+      } else {
+        auto forOp = scf::ForOp::create(
+            b, loc, arith::ConstantIndexOp::create(b, loc, 0), rows, step);
+        loop = forOp;
+        m0 = forOp.getInductionVar();
       }
-      OpFoldResult zeroIndex = b.getIndexAttr(0), one = b.getIndexAttr(1);
-      auto rowsOf = [&](Value buffer, OpFoldResult offset, int64_t cols) {
-        return memref::SubViewOp::create(
-            b, loc, buffer, ArrayRef<OpFoldResult>{offset, zeroIndex},
-            ArrayRef<OpFoldResult>{size, b.getIndexAttr(cols)},
-            ArrayRef<OpFoldResult>{one, one});
-      };
-      packBlock(b, rowsOf(a, m0, k), rowsOf(ap, zeroIndex, k),
-                rowsOf(c, m0, n));
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&loop->getRegion(0).front());
+        OpFoldResult size = b.getIndexAttr(tokenBlock);
+        if (!exact) {
+          Value left = arith::SubIOp::create(b, loc, rows, m0);
+          size = arith::MinSIOp::create(b, loc, left, step).getResult();
+        }
+        Value ap = shared ? shared : allocTokens(b);
+        packRows(b, m0, size, ap);
+        if (!shared)
+          memref::DeallocOp::create(b, loc, ap);
+      }
+      if (shared)
+        memref::DeallocOp::create(b, loc, shared);
     }
-    memref::DeallocOp::create(b, loc, ap);
     memref::DeallocOp::create(b, loc, wt);
-    mm->moveBefore(branch.elseBlock()->getTerminator());
+    if (many)
+      mm->erase();
+    else
+      mm->moveBefore(branch.elseBlock()->getTerminator());
   }
 }
 
@@ -465,8 +573,8 @@ LogicalResult tileLargeStaticOps(ModuleOp module) {
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(op.getOperation()), options);
     if (failed(tiled))
-      return op->emitError("internal error: cannot tile this op for "
-                           "vectorisation");
+      return tx::emitErrorAt(op)
+             << "internal error: cannot tile this op for vectorisation";
     rewriter.eraseOp(op);
   }
   return success();
@@ -486,10 +594,15 @@ struct TxCpuTileAndVectorizePass
               "gemm-cache-tile must be two sizes N,K (0: no cache blocking)");
     if (!tile || !packedTile || !block)
       return signalPassFailure();
-    // Each GEMM gets the class of its shapes (see GemmClass).
+    // Each GEMM gets the class of its shapes (see GemmClass). With
+    // threads, one with few N blocks is split on its token count first
+    // (splitOnTokenCount): packed, its token blocks are the tasks.
     SmallVector<GemmClass> classes;
-    getOperation().walk([&](linalg::MatmulOp mm) {
+    SmallVector<linalg::MatmulOp> gemms;
+    getOperation().walk([&](linalg::MatmulOp mm) { gemms.push_back(mm); });
+    for (linalg::MatmulOp mm : gemms) {
       auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
+      auto w = cast<MemRefType>(mm.getDpsInputs()[1].getType());
       auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
       // Blocks that both register tiles divide.
       GemmClass gemm;
@@ -497,36 +610,57 @@ struct TxCpuTileAndVectorizePass
                            std::lcm((*tile)[1], (*packedTile)[1]));
       gemm.kc = cacheBlock(a.getDimSize(1), (*block)[1],
                            std::lcm((*tile)[2], (*packedTile)[2]));
+      if (parallelBlocks)
+        gemm.tasks = gemm.nc > 0 ? Tasks::NBlocks : Tasks::None;
+      gemm.packable = gemmPackMinTokens > 0 && isTransposedB(mm) &&
+                      w.hasStaticShape();
+      int64_t rows = a.getDimSize(0);
+      bool fewNBlocks =
+          gemm.nc <= 0 || c.getDimSize(1) / gemm.nc < kMinNBlockTasks;
+      bool tokenBlocks = gemmPackMinTokens > 0 && gemmTokenBlock > 0 &&
+                         (ShapedType::isDynamic(rows) ||
+                          (rows >= gemmPackMinTokens && rows > gemmTokenBlock));
+      if (parallelBlocks && fewNBlocks && tokenBlocks && gemm.packable) {
+        GemmClass many = gemm;
+        many.tasks = Tasks::TokenBlocks;
+        tagClass(splitOnTokenCount(mm, gemmPackMinTokens), classes, many);
+        gemm.packable = false;
+      }
       tagClass(mm, classes, gemm);
-    });
+    }
     // Cache blocks, then packing, then register tiles.
     if (failed(applyScript([&](ScriptBuilder &s, Value root) {
           for (auto [index, gemm] : llvm::enumerate(classes))
-            blockClass(s, root, index, gemm, parallelBlocks);
+            blockClass(s, root, index, gemm);
         })))
       return signalPassFailure();
-    if (gemmPackMinTokens > 0)
-      packGemms(getOperation(), gemmPackMinTokens, gemmTokenBlock);
+    packGemms(getOperation(), gemmPackMinTokens, gemmTokenBlock, classes);
     // Register tiles: packed GEMMs (contiguous rows, no transposes) take
-    // the wider gemm-packed-tile where it divides their block.
-    SmallVector<std::pair<SmallVector<int64_t>, bool>> tiles;
+    // the wider gemm-packed-tile where it divides their block; the direct
+    // GEMMs of packable classes get their K blocks first.
+    SmallVector<std::tuple<SmallVector<int64_t>, bool, int64_t>> tiles;
     getOperation().walk([&](linalg::MatmulOp mm) {
-      if (!mm->hasAttr(kGemmClassAttr))
+      auto index = mm->getAttrOfType<IntegerAttr>(kGemmClassAttr);
+      if (!index)
         return;
+      const GemmClass &cls = classes[index.getInt()];
+      bool packed = mm->hasAttr(kPackedAttr);
+      int64_t kBlock = cls.packable && !packed ? cls.kc : 0;
       auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
       auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
       SmallVector<int64_t> t = *tile;
-      if (mm->hasAttr(kPackedAttr) && !c.isDynamicDim(1) &&
+      if (packed && !c.isDynamicDim(1) &&
           !a.isDynamicDim(1) && c.getDimSize(1) % (*packedTile)[1] == 0 &&
           a.getDimSize(1) % (*packedTile)[2] == 0)
         t = *packedTile;
       int64_t rows = a.getDimSize(0);
       bool peel = ShapedType::isDynamic(rows) || rows % t[0] != 0;
-      tagClass(mm, tiles, std::make_pair(t, peel));
+      tagClass(mm, tiles, std::make_tuple(t, peel, kBlock));
     });
     if (failed(applyScript([&](ScriptBuilder &s, Value root) {
           for (auto [index, key] : llvm::enumerate(tiles))
-            tileClass(s, root, index, key.second, key.first);
+            tileClass(s, root, index, std::get<1>(key), std::get<0>(key),
+                      std::get<2>(key));
           tilePacking(s, root);
         })))
       return signalPassFailure();
@@ -538,6 +672,8 @@ struct TxCpuTileAndVectorizePass
       op->removeAttr(kGemmClassAttr);
       op->removeAttr(kPackAttr);
       op->removeAttr(kPackedAttr);
+      op->removeAttr(kManyTokensAttr);
+      op->removeAttr(kFewTokensAttr);
     });
     tx::hoistLoopAccumulators(getOperation(), testUnsafeHoist);
     if (failed(applyScript(lowerVectors)))
@@ -552,7 +688,7 @@ struct TxCpuTileAndVectorizePass
     SmallVector<int64_t> result(option.empty() ? defaults : option);
     if (result.size() != defaults.size() ||
         llvm::any_of(result, [&](int64_t v) { return v < min; })) {
-      getOperation().emitError(message);
+      tx::emitErrorAt(getOperation()) << message;
       return std::nullopt;
     }
     return result;
@@ -563,8 +699,8 @@ struct TxCpuTileAndVectorizePass
   applyScript(function_ref<void(ScriptBuilder &, Value root)> body) {
     OwningOpRef<ModuleOp> transformModule = buildScript(&getContext(), body);
     if (failed(verify(*transformModule)))
-      return getOperation().emitError(
-          "internal error: a tiling script does not verify");
+      return tx::emitErrorAt(getOperation())
+             << "internal error: a tiling script does not verify";
     Operation *entry = transform::detail::findTransformEntryPoint(
         getOperation(), *transformModule, "__transform_main");
     if (!entry)

@@ -1,6 +1,7 @@
 //===- AlignWorkgroupBuffers.cpp - shared buffers aligned for ldmatrix ----===//
 
 #include "TxDialect/Codegen/GPUTarget.h"
+#include "TxDialect/Diagnostics.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -23,7 +24,7 @@ struct TxGPUAlignWorkgroupBuffersPass
 
   void runOnOperation() override {
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
-      getOperation().emitError()
+      tx::emitErrorAt(getOperation())
           << "tx-gpu-align-workgroup-buffers: alignment must be a power of "
              "two, got "
           << alignment;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TxDialect/Codegen/GPUTarget.h"
+#include "TxDialect/Diagnostics.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -107,10 +108,10 @@ struct TxGPUCheckTargetPass
     ModuleOp module = getOperation();
     std::optional<ParsedChip> chipInfo = parseChip(chip);
     if (!chipInfo) {
-      module.emitError() << "tx-to-nvvm: chip '" << chip
-                         << "' cannot be produced by LLVM 22 and CUDA 13 "
-                            "(known: "
-                         << knownChips() << ")";
+      tx::emitErrorAt(module) << "tx-to-nvvm: chip '" << chip
+                              << "' cannot be produced by LLVM 22 and CUDA 13 "
+                                 "(known: "
+                              << knownChips() << ")";
       return signalPassFailure();
     }
     unsigned minPTX = chipInfo->archSpecific ? chipInfo->info->minPTXArchSpecific
@@ -118,14 +119,15 @@ struct TxGPUCheckTargetPass
     if (!features.empty()) {
       std::optional<unsigned> ptx = parseFeature(features);
       if (!ptx) {
-        module.emitError() << "tx-to-nvvm: features '" << features
-                           << "' is not a PTX ISA feature of the form +ptxNN";
+        tx::emitErrorAt(module)
+            << "tx-to-nvvm: features '" << features
+            << "' is not a PTX ISA feature of the form +ptxNN";
         return signalPassFailure();
       }
       if (*ptx < minPTX || *ptx > kMaxPTX) {
-        module.emitError() << "tx-to-nvvm: " << chip << " needs PTX ISA +ptx"
-                           << minPTX << " .. +ptx" << kMaxPTX << ", got '"
-                           << features << "'";
+        tx::emitErrorAt(module)
+            << "tx-to-nvvm: " << chip << " needs PTX ISA +ptx" << minPTX
+            << " .. +ptx" << kMaxPTX << ", got '" << features << "'";
         return signalPassFailure();
       }
     }
@@ -133,23 +135,23 @@ struct TxGPUCheckTargetPass
     // and optimisation, before PTX), which the emulated device executes.
     if (format != "isa" && format != "bin" && format != "fatbin" &&
         format != "llvm") {
-      module.emitError() << "tx-to-nvvm: format '" << format
-                         << "' is not one of isa, bin, fatbin, llvm";
+      tx::emitErrorAt(module) << "tx-to-nvvm: format '" << format
+                              << "' is not one of isa, bin, fatbin, llvm";
       return signalPassFailure();
     }
     if (!toolkit.empty() && !llvm::sys::fs::is_directory(toolkit)) {
-      module.emitError() << "tx-to-nvvm: cuda-toolkit '" << toolkit
-                         << "' is not a directory";
+      tx::emitErrorAt(module)
+          << "tx-to-nvvm: cuda-toolkit '" << toolkit << "' is not a directory";
       return signalPassFailure();
     }
     if (memory != "device" && memory != "host-mapped") {
-      module.emitError() << "tx-to-nvvm: memory '" << memory
-                         << "' is not device or host-mapped";
+      tx::emitErrorAt(module) << "tx-to-nvvm: memory '" << memory
+                              << "' is not device or host-mapped";
       return signalPassFailure();
     }
     if (math != "auto" && math != "libdevice" && math != "polynomial") {
-      module.emitError() << "tx-to-nvvm: math '" << math
-                         << "' is not one of auto, libdevice, polynomial";
+      tx::emitErrorAt(module) << "tx-to-nvvm: math '" << math
+                              << "' is not one of auto, libdevice, polynomial";
       return signalPassFailure();
     }
     SmallVector<StringRef, 2> tools;
@@ -160,11 +162,10 @@ struct TxGPUCheckTargetPass
     for (StringRef tool : tools) {
       if (findCUDATool(tool, toolkit))
         continue;
-      module.emitError()
+      tx::emitErrorAt(module)
           << "tx-to-nvvm: format=" << format << " needs '" << tool
           << "' from the CUDA Toolkit, not found on PATH nor in the toolkit ("
-          << (toolkit.empty() ? std::string("none found")
-                              : "'" + toolkit + "'")
+          << (toolkit.empty() ? std::string("none found") : "'" + toolkit + "'")
           << "; set CUDA_HOME or cuda-toolkit=, or use format=isa)";
       return signalPassFailure();
     }
@@ -181,11 +182,11 @@ struct TxGPUCheckLibdevicePass
       if (!func.isExternal() || !func.getName().starts_with("__nv_") ||
           !func->getParentOfType<gpu::GPUModuleOp>())
         return WalkResult::advance();
-      func.emitError() << "tx-to-nvvm: kernels call libdevice's "
-                       << func.getName()
-                       << " but libdevice (nvvm/libdevice/libdevice.10.bc) "
-                          "was not found in the CUDA Toolkit (set CUDA_HOME "
-                          "or cuda-toolkit=, or use math=polynomial)";
+      tx::emitErrorAt(func)
+          << "tx-to-nvvm: kernels call libdevice's " << func.getName()
+          << " but libdevice (nvvm/libdevice/libdevice.10.bc) "
+             "was not found in the CUDA Toolkit (set CUDA_HOME "
+             "or cuda-toolkit=, or use math=polynomial)";
       return WalkResult::interrupt();
     });
     if (result.wasInterrupted())

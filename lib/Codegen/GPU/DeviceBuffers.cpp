@@ -11,6 +11,7 @@
 
 #include "HostBuffers.h"
 #include "TxDialect/Codegen/GPUTarget.h"
+#include "TxDialect/Diagnostics.h"
 #include "TxDialect/TxDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -46,6 +47,24 @@ constexpr StringLiteral kGraphBegin = "txGpuGraphBegin";
 constexpr StringLiteral kGraphEnd = "txGpuGraphEnd";
 constexpr StringLiteral kGraphRelease = "txGpuGraphRelease";
 constexpr StringLiteral kWeightsReleased = "txGpuWeightsReleased";
+constexpr StringLiteral kWriteWeight = "__tx_gpu_write_weight_";
+constexpr StringLiteral kOnStream = "_on_stream";
+// tx-to-linalg's tag of the globals checkpoint tensors fill
+// (TxToLinalg.h's kCheckpointAttrName).
+constexpr StringLiteral kCheckpoint = "tx.checkpoint";
+
+/// A call of the collectives runtime (tx-lower-collectives-to-runtime's
+/// `tx_rt_<all_reduce|reduce_scatter|all_gather>_<type>`).
+bool isCollectiveCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return false;
+  StringRef callee = call.getCallee();
+  return !callee.ends_with(kOnStream) &&
+         (callee.starts_with("tx_rt_all_reduce_") ||
+          callee.starts_with("tx_rt_reduce_scatter_") ||
+          callee.starts_with("tx_rt_all_gather_"));
+}
 
 bool isBuffer(Type t) {
   auto type = dyn_cast<MemRefType>(t);
@@ -212,6 +231,26 @@ Value memrefAt(OpBuilder &b, Location loc, MemRefType type, Value ptr) {
   return UnrealizedConversionCastOp::create(b, loc, type, d).getResult(0);
 }
 
+/// The memref<?xi8> of `bytes` (i64) bytes at `ptr`.
+Value bytesAt(OpBuilder &b, Location loc, Value ptr, Value bytes) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  auto array = LLVM::LLVMArrayType::get(i64, 1);
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      ctx, {ptrType(ctx), ptrType(ctx), i64, array, array});
+  auto constant = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  Value d = LLVM::PoisonOp::create(b, loc, structType);
+  d = LLVM::InsertValueOp::create(b, loc, d, ptr, ArrayRef<int64_t>{0});
+  d = LLVM::InsertValueOp::create(b, loc, d, ptr, ArrayRef<int64_t>{1});
+  d = LLVM::InsertValueOp::create(b, loc, d, constant(0), ArrayRef<int64_t>{2});
+  d = LLVM::InsertValueOp::create(b, loc, d, bytes, ArrayRef<int64_t>{3, 0});
+  d = LLVM::InsertValueOp::create(b, loc, d, constant(1), ArrayRef<int64_t>{4, 0});
+  auto type = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+  return UnrealizedConversionCastOp::create(b, loc, type, d).getResult(0);
+}
+
 Value pointerOf(OpBuilder &b, Location loc, Value memref) {
   Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
@@ -228,16 +267,25 @@ SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value like) {
   return sizes;
 }
 
-MemRefType identityType(MemRefType type) {
-  return MemRefType::get(type.getShape(), type.getElementType());
-}
-
-std::string whyNotOnDevice(func::FuncOp func);
+/// Why a function cannot keep its buffers on the device: what, where, and
+/// the buffer concerned (when one is).
+struct HostMappedReason {
+  std::string why;
+  Operation *at = nullptr;
+  Value buffer;
+  explicit operator bool() const { return !why.empty(); }
+};
+HostMappedReason whyNotOnDevice(func::FuncOp func);
 
 /// One weight global and the LLVM global holding its device pointer.
+/// `deviceOnly`: a checkpoint weight (uninitialized, tagged tx.checkpoint)
+/// that no host-mapped function reads: it has no host copy in the lowered
+/// module; the runner writes it, piece by piece, through
+/// `__tx_gpu_write_weight_<global>` (stacked weights slice by slice).
 struct Weight {
   memref::GlobalOp global;
   std::string devicePointer;
+  bool deviceOnly = false;
 };
 
 struct TxGPUDeviceBuffersPass
@@ -254,8 +302,67 @@ struct TxGPUDeviceBuffersPass
   void runOnOperation() override;
   LogicalResult convert(func::FuncOp func);
   void createWeightFunctions(OpBuilder &b, Location loc);
+  void createWriteWeight(OpBuilder &b, Location loc, StringRef name,
+                         const Weight &w);
   func::FuncOp declare(OpBuilder &b, StringRef name, TypeRange inputs);
+  void runHostMapped(func::FuncOp func, bool warn);
 };
+
+/// The buffer `v` as a user reads it in a message.
+std::string describeBuffer(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return "argument #" + std::to_string(arg.getArgNumber());
+  if (auto get = v.getDefiningOp<memref::GetGlobalOp>())
+    return ("weight '" + get.getName() + "'").str();
+  return "a buffer it allocates (note)";
+}
+
+void TxGPUDeviceBuffersPass::runHostMapped(func::FuncOp func, bool warn) {
+  HostMappedReason reason;
+  Operation *manager = nullptr;
+  if (warn) {
+    reason = whyNotOnDevice(func);
+  } else {
+    // gpu.alloc, gpu.memcpy ...: the function manages device memory itself.
+    func.walk([&](Operation *op) {
+      if (isa<gpu::AllocOp, gpu::DeallocOp, gpu::WaitOp, gpu::MemcpyOp,
+              gpu::MemsetOp, gpu::HostRegisterOp, gpu::LaunchOp>(op) &&
+          !insideKernel(op) &&
+          (!isa<gpu::LaunchOp>(op) ||
+           !cast<gpu::LaunchOp>(op).getAsyncDependencies().empty())) {
+        manager = op;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+  }
+  Value first;
+  if (!tx::registerHostBuffers(func, &first))
+    return; // nothing on the host for its kernels
+  Operation *at = reason.at ? reason.at
+                  : manager ? manager
+                            : func.getOperation();
+  InFlightDiagnostic d =
+      warn ? tx::emitWarningAt(at) : mlir::emitRemark(at->getLoc());
+  d << "tx-gpu-device-buffers: function '" << func.getSymName()
+    << "' runs host-mapped (";
+  if (!warn)
+    d << "it manages device memory itself ('" << manager->getName() << "')";
+  else if (reason.buffer)
+    d << describeBuffer(reason.buffer) << ": " << reason.why;
+  else
+    d << reason.why;
+  d << "): its host buffers";
+  if (!reason.buffer)
+    d << " (" << describeBuffer(first) << ", ...)";
+  d << " are registered with the driver and its kernels read them "
+       "over the bus at every call; memory=host-mapped makes that the "
+       "explicit choice";
+  if (!reason.buffer)
+    reason.buffer = first;
+  if (!isa<BlockArgument>(reason.buffer))
+    d.attachNote(reason.buffer.getLoc()) << "the buffer";
+}
 
 func::FuncOp TxGPUDeviceBuffersPass::declare(OpBuilder &b, StringRef name,
                                              TypeRange inputs) {
@@ -273,18 +380,23 @@ void TxGPUDeviceBuffersPass::runOnOperation() {
   module = getOperation();
   // Functions that manage device memory themselves, or whose host code
   // needs its buffers on the host, run host-mapped.
-  SmallVector<func::FuncOp> funcs, hostMapped;
+  // Neither is silent: a warning names the buffer and why, a remark the op
+  // that manages device memory.
+  SmallVector<std::pair<func::FuncOp, bool>> hostMapped;
+  SmallVector<func::FuncOp> funcs;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !launchesKernels(func))
       continue;
-    if (managesDeviceMemory(func) || !whyNotOnDevice(func).empty())
-      hostMapped.push_back(func);
+    if (managesDeviceMemory(func))
+      hostMapped.push_back({func, false});
+    else if (whyNotOnDevice(func))
+      hostMapped.push_back({func, true});
     else
       funcs.push_back(func);
   }
   if (funcs.empty()) {
-    for (func::FuncOp func : hostMapped)
-      tx::registerHostBuffers(func);
+    for (auto [func, warn] : hostMapped)
+      runHostMapped(func, warn);
     return;
   }
 
@@ -310,6 +422,14 @@ void TxGPUDeviceBuffersPass::runOnOperation() {
       weights[global.getSymName()] = {
           global, ("__tx_gpu_dev_" + global.getSymName()).str()};
     });
+  // Checkpoint weights no host code reads have no host copy.
+  llvm::DenseSet<StringRef> readOnHost;
+  for (auto [func, warn] : hostMapped)
+    func.walk([&](memref::GetGlobalOp get) { readOnHost.insert(get.getName()); });
+  for (auto &[name, w] : weights)
+    w.deviceOnly = !testUploadWeightsPerCall && w.global.isUninitialized() &&
+                   w.global->hasAttr(kCheckpoint) &&
+                   !readOnHost.count(name);
 
   OpBuilder b(module.getContext());
   Location loc = module.getLoc();
@@ -332,8 +452,13 @@ void TxGPUDeviceBuffersPass::runOnOperation() {
   for (func::FuncOp func : funcs)
     if (failed(convert(func)))
       return signalPassFailure();
-  for (func::FuncOp func : hostMapped)
-    tx::registerHostBuffers(func);
+  for (auto [func, warn] : hostMapped)
+    runHostMapped(func, warn);
+  // The device-only weights' host globals are gone from the host code.
+  for (auto &[name, w] : weights)
+    if (w.deviceOnly &&
+        SymbolTable::symbolKnownUseEmpty(w.global.getOperation(), module))
+      w.global.erase();
 }
 
 void TxGPUDeviceBuffersPass::createWeightFunctions(OpBuilder &b,
@@ -355,12 +480,15 @@ void TxGPUDeviceBuffersPass::createWeightFunctions(OpBuilder &b,
     Value t = gpu::WaitOp::create(b, loc, tokenType, ValueRange{}).getAsyncToken();
     for (auto &[name, w] : weights) {
       MemRefType type = w.global.getType();
-      Value host = memref::GetGlobalOp::create(b, loc, type, name);
       auto alloc = gpu::AllocOp::create(b, loc, type, tokenType, ValueRange{t},
                                         ValueRange{}, ValueRange{});
-      t = gpu::MemcpyOp::create(b, loc, tokenType, ValueRange{alloc.getAsyncToken()},
-                                alloc.getMemref(), host)
-              .getAsyncToken();
+      t = alloc.getAsyncToken();
+      if (!w.deviceOnly) {
+        Value host = memref::GetGlobalOp::create(b, loc, type, name);
+        t = gpu::MemcpyOp::create(b, loc, tokenType, ValueRange{t},
+                                  alloc.getMemref(), host)
+                .getAsyncToken();
+      }
       LLVM::StoreOp::create(b, loc, pointerOf(b, loc, alloc.getMemref()),
                             addressOf(b, loc, w.devicePointer));
     }
@@ -424,21 +552,57 @@ void TxGPUDeviceBuffersPass::createWeightFunctions(OpBuilder &b,
     storeState(b, loc, 2);
     func::ReturnOp::create(b, loc);
   }
+  for (auto &[name, w] : weights)
+    if (w.deviceOnly)
+      createWriteWeight(b, loc, name, w);
+}
+
+/// `__tx_gpu_write_weight_<global>(host, offset, bytes)`: copies `bytes`
+/// bytes at `host` to byte `offset` of the weight's device buffer (loading
+/// the weights first if needed), synchronously: the caller may free `host`
+/// when it returns. The runner writes each checkpoint tensor of a stacked
+/// weight into its slice, so no merged host copy exists.
+void TxGPUDeviceBuffersPass::createWriteWeight(OpBuilder &b, Location loc,
+                                               StringRef name,
+                                               const Weight &w) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  b.setInsertionPointToEnd(module.getBody());
+  auto f = func::FuncOp::create(
+      b, loc, (kWriteWeight + name).str(),
+      b.getFunctionType({ptrType(ctx), i64, i64}, {}));
+  Block *body = f.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  func::CallOp::create(b, loc, kLoadWeights, TypeRange{}, ValueRange{});
+  Value base = LLVM::LoadOp::create(b, loc, ptrType(ctx),
+                                    addressOf(b, loc, w.devicePointer));
+  Value dst = LLVM::GEPOp::create(b, loc, ptrType(ctx), b.getI8Type(), base,
+                                  ValueRange{body->getArgument(1)});
+  Value bytes = body->getArgument(2);
+  auto tokenType = gpu::AsyncTokenType::get(ctx);
+  Value t = gpu::WaitOp::create(b, loc, tokenType, ValueRange{}).getAsyncToken();
+  t = gpu::MemcpyOp::create(b, loc, tokenType, ValueRange{t},
+                            bytesAt(b, loc, dst, bytes),
+                            bytesAt(b, loc, body->getArgument(0), bytes))
+          .getAsyncToken();
+  gpu::WaitOp::create(b, loc, Type(), ValueRange{t});
+  func::ReturnOp::create(b, loc);
 }
 
 /// Why `func` cannot keep its buffers on the device (it then runs
-/// host-mapped), or empty: host code that touches a buffer itself (a load, a
-/// call, a buffer yielded from control flow), kernels or buffers inside host
-/// control flow, strided arguments, results or copies.
-std::string whyNotOnDevice(func::FuncOp func) {
+/// host-mapped), or nothing: host code that touches a buffer itself (a
+/// load, a call other than a collective, a buffer yielded from control
+/// flow), kernels or buffers inside host control flow, strided arguments,
+/// results or copies.
+HostMappedReason whyNotOnDevice(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
-    return "several blocks";
+    return {"its host code has several blocks", func, {}};
   Block &entry = func.getBody().front();
   SmallVector<Value> roots;
   for (BlockArgument arg : func.getArguments())
     if (isBuffer(arg.getType())) {
       if (!cast<MemRefType>(arg.getType()).getLayout().isIdentity())
-        return "a strided argument";
+        return {"it is strided", func, arg};
       roots.push_back(arg);
     }
   for (Operation &op : entry) {
@@ -449,21 +613,23 @@ std::string whyNotOnDevice(func::FuncOp func) {
       for (Value v : ret.getOperands())
         if (isBuffer(v.getType()) &&
             !cast<MemRefType>(v.getType()).getLayout().isIdentity())
-          return "a strided result";
+          return {"it is returned strided", ret, rootOf(v)};
     if (auto copy = dyn_cast<memref::CopyOp>(op))
       if (!cast<MemRefType>(copy.getSource().getType()).getLayout().isIdentity() ||
           !cast<MemRefType>(copy.getTarget().getType()).getLayout().isIdentity())
-        return "a strided copy";
+        return {"it is copied strided", copy, rootOf(copy.getTarget())};
     if (op.getNumRegions() && !isa<gpu::LaunchOp>(op)) {
-      bool nested = false;
+      Operation *nested = nullptr;
       op.walk([&](Operation *inner) {
-        if (!insideKernel(inner) &&
+        if (!nested && !insideKernel(inner) &&
             isa<gpu::LaunchOp, memref::AllocOp, memref::DeallocOp,
                 memref::CopyOp>(inner))
-          nested = true;
+          nested = inner;
       });
       if (nested)
-        return "kernels or buffers inside host control flow";
+        return {"kernels or buffers inside host control flow ('" +
+                    nested->getName().getStringRef().str() + "')",
+                nested, {}};
     }
   }
   for (Value root : roots)
@@ -473,11 +639,13 @@ std::string whyNotOnDevice(func::FuncOp func) {
           continue;
         if (isa<memref::DimOp, memref::DeallocOp>(user) ||
             (isa<func::ReturnOp, memref::CopyOp>(user) &&
-             user->getBlock() == &entry))
+             user->getBlock() == &entry) ||
+            (isCollectiveCall(user) && user->getBlock() == &entry))
           continue;
-        return ("host code reading or writing a buffer ('" +
-                user->getName().getStringRef() + "')")
-            .str();
+        return {("host code reads or writes it ('" +
+                 user->getName().getStringRef() + "')")
+                    .str(),
+                user, root};
       }
   return {};
 }
@@ -576,6 +744,7 @@ LogicalResult TxGPUDeviceBuffersPass::convert(func::FuncOp func) {
 
   // Weights: the device copies.
   llvm::DenseMap<StringRef, Value> deviceWeights;
+  SmallVector<memref::GetGlobalOp> replacedGets;
   for (Operation *op : original) {
     op->walk([&](memref::GetGlobalOp get) {
       if (insideKernel(get) || !weights.count(get.getName()))
@@ -590,8 +759,11 @@ LogicalResult TxGPUDeviceBuffersPass::convert(func::FuncOp func) {
         roots.push_back(device);
       }
       get.replaceAllUsesWith(device);
+      replacedGets.push_back(get);
     });
   }
+  for (memref::GetGlobalOp get : replacedGets)
+    get.erase();
 
   // Activations: device allocations; thread the token through every device
   // operation of the function.
@@ -663,6 +835,31 @@ LogicalResult TxGPUDeviceBuffersPass::convert(func::FuncOp func) {
                                     copy.getSource())
                   .getAsyncToken();
       copy.erase();
+      continue;
+    }
+    if (isCollectiveCall(&op)) {
+      // Enqueued on the call's stream (the token's, once gpu-to-llvm has
+      // made tokens streams), after what precedes it and before what follows.
+      auto call = cast<func::CallOp>(op);
+      b.setInsertionPoint(call);
+      Value stream =
+          UnrealizedConversionCastOp::create(b, call.getLoc(), ptrType(ctx), token)
+              .getResult(0);
+      SmallVector<Type> inputs(call.getOperandTypes());
+      inputs.push_back(ptrType(ctx));
+      std::string name = (call.getCallee() + kOnStream).str();
+      func::FuncOp callee = declare(b, name, inputs);
+      callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                      UnitAttr::get(ctx));
+      SmallVector<Value> operands(call.getOperands());
+      operands.push_back(stream);
+      func::CallOp::create(b, call.getLoc(), callee, operands);
+      StringAttr host = call.getCalleeAttr().getAttr();
+      call.erase();
+      if (auto old = module.lookupSymbol<func::FuncOp>(host))
+        if (old.isExternal() &&
+            SymbolTable::symbolKnownUseEmpty(old.getOperation(), module))
+          old.erase();
       continue;
     }
     if (auto async = dyn_cast<gpu::AsyncOpInterface>(op)) {

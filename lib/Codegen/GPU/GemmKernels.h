@@ -17,6 +17,7 @@
 #define TX_LIB_CONVERSION_TXTOGPU_GEMMKERNELS_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -172,6 +173,25 @@ protected:
   /// Kernel side: the batch and the K tiles [kBegin, kEnd) of block z.
   void decodeGridZ(const SplitK &s, Value z, Value kTiles, Value &batchId,
                    Value &kBegin, Value &kEnd);
+
+  /// A GEMM kernel's gpu.launch (see launchKernel).
+  struct Kernel : Launch {
+    Value one; // host constant 1, also captured by the kernel
+    gpu::LaunchOp launch;
+    Value aShared, bShared;      // the A and B tiles in workgroup memory
+    Value batchId, kBegin, kEnd; // of the block (decodeGridZ)
+    Value m0, n0;                // the block's first output row and column
+  };
+  /// The launch both kernels make before `op`: the grid of
+  /// planLaunch(bm, bn, bk, splitKBlocks), blocks of `threadsX` x
+  /// `threadsY` threads, and two workgroup buffers of `aTile`/`bTile`
+  /// shapes and `aElement`/`bElement` types. Leaves the insertion point at
+  /// the start of the kernel, after the block's batch, K range and output
+  /// corner.
+  Kernel launchKernel(int64_t bm, int64_t bn, int64_t bk, int64_t splitKBlocks,
+                      int64_t threadsX, int64_t threadsY,
+                      ArrayRef<int64_t> aTile, Type aElement,
+                      ArrayRef<int64_t> bTile, Type bElement);
   /// The accumulator's initial value for output point `point`: C's value
   /// (zero out of bounds), or zero under split-K.
   Value initialAccumulator(const SplitK &s, OpOperand &c, Value inBounds,

@@ -15,8 +15,9 @@ namespace mlir::tx {
 
 /// Registers the arguments, weights and allocations of `func` (a host
 /// function that launches kernels) with gpu.host_register, and unregisters
-/// each allocation before its dealloc.
-void registerHostBuffers(func::FuncOp func);
+/// each allocation before its dealloc. Returns the number of buffers
+/// registered and, in `first`, the first of them.
+unsigned registerHostBuffers(func::FuncOp func, Value *first = nullptr);
 
 } // namespace mlir::tx
 

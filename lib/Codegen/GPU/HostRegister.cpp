@@ -45,13 +45,16 @@ struct TxGPUHostRegisterPass
 
 } // namespace
 
-void tx::registerHostBuffers(func::FuncOp func) {
+unsigned tx::registerHostBuffers(func::FuncOp func, Value *first) {
   bool launches = false;
   func.walk([&](gpu::LaunchOp) { launches = true; });
   if (!launches)
-    return;
+    return 0;
   OpBuilder b(func.getContext());
+  unsigned registered = 0;
   auto registerAfter = [&](Value memref, Location loc) {
+    if (!registered++ && first)
+      *first = memref;
     gpu::HostRegisterOp::create(b, loc, toUnranked(b, loc, memref));
   };
   b.setInsertionPointToStart(&func.getBody().front());
@@ -74,4 +77,5 @@ void tx::registerHostBuffers(func::FuncOp func) {
           toUnranked(b, dealloc.getLoc(), dealloc.getMemref()));
     }
   });
+  return registered;
 }

@@ -328,35 +328,13 @@ void MmaKernelBuilder::build() {
   OpOperand *bOperand = op.getDpsInputOperand(1);
   OpOperand *cOperand = op.getDpsInitOperand(0);
 
-  // Host side: problem sizes and launch configuration.
-  b.setInsertionPoint(op);
-  Launch grid = planLaunch(t.bm, t.bn, t.bk, splitKBlocks);
-  Value mSize = grid.mSize, nSize = grid.nSize, kSize = grid.kSize,
-        kTiles = grid.kTiles;
-  const SplitK &splitK = grid.splitK;
-  Value one = cst(1);
-
-  Attribute workgroup = gpu::AddressSpaceAttr::get(
-      b.getContext(), gpu::AddressSpace::Workgroup);
+  // The shared tiles are [row][kk], each row padded by `pad` elements.
   int64_t pad = isTF32() ? 4 : 8;
-  auto sharedType = [&](int64_t rows) {
-    return MemRefType::get({rows, t.bk + pad}, sharedElementType(),
-                           MemRefLayoutAttrInterface(), workgroup);
-  };
-  auto launch = gpu::LaunchOp::create(
-      b, loc, grid.gridX, grid.gridY, grid.gridZ, cst(t.threads()), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, TypeRange{sharedType(t.bm), sharedType(t.bn)});
-  Value aShared = launch.getWorkgroupAttributions()[0];
-  Value bShared = launch.getWorkgroupAttributions()[1];
-
-  // Kernel side.
-  b.setInsertionPointToStart(&launch.getBody().front());
-  Value tid = launch.getThreadIds().x;
-  Value batchId, kBegin, kEnd;
-  decodeGridZ(splitK, launch.getBlockIds().z, kTiles, batchId, kBegin, kEnd);
-  Value m0 = mul(launch.getBlockIds().y, cst(t.bm));
-  Value n0 = mul(launch.getBlockIds().x, cst(t.bn));
+  Kernel k =
+      launchKernel(t.bm, t.bn, t.bk, splitKBlocks, t.threads(),
+                   /*threadsY=*/1, {t.bm, t.bk + pad}, sharedElementType(),
+                   {t.bn, t.bk + pad}, sharedElementType());
+  Value tid = k.launch.getThreadIds().x;
   lane = rem(tid, 32);
   g = div(lane, 4);
   t4 = rem(lane, 4);
@@ -369,14 +347,14 @@ void MmaKernelBuilder::build() {
   SmallVector<Value> rows, cols, rowOk, colOk;
   for (int64_t i = 0; i < fragsM; ++i)
     for (int64_t half = 0; half < 2; ++half) {
-      rows.push_back(add(m0, add(warpRow, add(g, cst(i * 16 + half * 8)))));
-      rowOk.push_back(lt(rows.back(), mSize));
+      rows.push_back(add(k.m0, add(warpRow, add(g, cst(i * 16 + half * 8)))));
+      rowOk.push_back(lt(rows.back(), k.mSize));
     }
   Value twoT = mul(t4, cst(2));
   for (int64_t j = 0; j < fragsN; ++j)
     for (int64_t pair = 0; pair < 2; ++pair) {
-      cols.push_back(add(n0, add(warpCol, add(twoT, cst(j * 8 + pair)))));
-      colOk.push_back(lt(cols.back(), nSize));
+      cols.push_back(add(k.n0, add(warpCol, add(twoT, cst(j * 8 + pair)))));
+      colOk.push_back(lt(cols.back(), k.nSize));
     }
   auto element = [&](int64_t i, int64_t j, int64_t e) {
     return std::make_pair(2 * i + e / 2, 2 * j + e % 2);
@@ -387,8 +365,8 @@ void MmaKernelBuilder::build() {
       for (int64_t e = 0; e < 4; ++e) {
         auto [r, c] = element(i, j, e);
         accInit.push_back(
-            initialAccumulator(splitK, *cOperand, both(rowOk[r], colOk[c]),
-                               outputPoint(rows[r], cols[c], batchId)));
+            initialAccumulator(k.splitK, *cOperand, both(rowOk[r], colOk[c]),
+                               outputPoint(rows[r], cols[c], k.batchId)));
       }
 
   auto toTF32 = [&](Value v) -> Value {
@@ -400,7 +378,7 @@ void MmaKernelBuilder::build() {
   // Uniform for the whole kernel: whether the 16-byte staging path applies.
   Value aAligned = baseAligned(aOperand->get());
   Value bAligned = baseAligned(bOperand->get());
-  auto kLoop = scf::ForOp::create(b, loc, kBegin, kEnd, one, accInit);
+  auto kLoop = scf::ForOp::create(b, loc, k.kBegin, k.kEnd, k.one, accInit);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
@@ -408,10 +386,10 @@ void MmaKernelBuilder::build() {
     function_ref<Value(Value)> convert = nullptr;
     if (isTF32())
       convert = toTF32;
-    stage(*aOperand, aShared, dims.m, t.bm, m0, mSize, k0, kSize, tid,
-          batchId, aAligned, convert);
-    stage(*bOperand, bShared, dims.n, t.bn, n0, nSize, k0, kSize, tid,
-          batchId, bAligned, convert);
+    stage(*aOperand, k.aShared, dims.m, t.bm, k.m0, k.mSize, k0, k.kSize, tid,
+          k.batchId, aAligned, convert);
+    stage(*bOperand, k.bShared, dims.n, t.bn, k.n0, k.nSize, k0, k.kSize, tid,
+          k.batchId, bAligned, convert);
     if (t.testBreak != TestBreak::DropBarrier)
       gpu::BarrierOp::create(b, loc);
 
@@ -420,9 +398,9 @@ void MmaKernelBuilder::build() {
       Value kk = cst(ks);
       SmallVector<SmallVector<Value>> aFrags, bFrags;
       for (int64_t i = 0; i < fragsM; ++i)
-        aFrags.push_back(loadA(aShared, add(warpRow, cst(i * 16)), kk));
+        aFrags.push_back(loadA(k.aShared, add(warpRow, cst(i * 16)), kk));
       for (int64_t j = 0; j < fragsN; ++j)
-        bFrags.push_back(loadB(bShared, add(warpCol, cst(j * 8)), kk));
+        bFrags.push_back(loadB(k.bShared, add(warpCol, cst(j * 8)), kk));
       for (int64_t i = 0; i < fragsM; ++i)
         for (int64_t j = 0; j < fragsN; ++j) {
           MutableArrayRef<Value> fragAcc(&acc[(i * fragsN + j) * 4], 4);
@@ -441,9 +419,9 @@ void MmaKernelBuilder::build() {
         auto [r, c] = element(i, j, e);
         if (t.testBreak == TestBreak::FragmentOffset)
           c ^= 1; // the wrong column of the fragment
-        writeAccumulator(splitK, kLoop.getResult((i * fragsN + j) * 4 + e),
+        writeAccumulator(k.splitK, kLoop.getResult((i * fragsN + j) * 4 + e),
                          *cOperand, both(rowOk[r], colOk[c]),
-                         outputPoint(rows[r], cols[c], batchId));
+                         outputPoint(rows[r], cols[c], k.batchId));
       }
   gpu::TerminatorOp::create(b, loc);
 }

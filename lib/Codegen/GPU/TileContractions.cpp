@@ -14,6 +14,7 @@
 #include "GemmKernels.h"
 
 #include "TxDialect/Codegen/GPUTarget.h"
+#include "TxDialect/Diagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -159,6 +160,39 @@ void KernelBuilderBase::decodeGridZ(const SplitK &s, Value z, Value kTiles,
   Value split = arith::RemUIOp::create(b, loc, z, s.splits);
   kBegin = mul(split, s.perSplit);
   kEnd = arith::MinUIOp::create(b, loc, add(kBegin, s.perSplit), kTiles);
+}
+
+KernelBuilderBase::Kernel KernelBuilderBase::launchKernel(
+    int64_t bm, int64_t bn, int64_t bk, int64_t splitKBlocks, int64_t threadsX,
+    int64_t threadsY, ArrayRef<int64_t> aTile, Type aElement,
+    ArrayRef<int64_t> bTile, Type bElement) {
+  Kernel k;
+  // Host side: problem sizes and launch configuration.
+  b.setInsertionPoint(op);
+  static_cast<Launch &>(k) = planLaunch(bm, bn, bk, splitKBlocks);
+  k.one = cst(1);
+  Attribute workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto aShared =
+      MemRefType::get(aTile, aElement, MemRefLayoutAttrInterface(), workgroup);
+  auto bShared =
+      MemRefType::get(bTile, bElement, MemRefLayoutAttrInterface(), workgroup);
+  Value blockX = cst(threadsX);
+  Value blockY = threadsY == 1 ? k.one : cst(threadsY);
+  k.launch = gpu::LaunchOp::create(
+      b, loc, k.gridX, k.gridY, k.gridZ, blockX, blockY, k.one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, TypeRange{aShared, bShared});
+  k.aShared = k.launch.getWorkgroupAttributions()[0];
+  k.bShared = k.launch.getWorkgroupAttributions()[1];
+
+  // Kernel side.
+  b.setInsertionPointToStart(&k.launch.getBody().front());
+  decodeGridZ(k.splitK, k.launch.getBlockIds().z, k.kTiles, k.batchId, k.kBegin,
+              k.kEnd);
+  k.m0 = mul(k.launch.getBlockIds().y, cst(bm));
+  k.n0 = mul(k.launch.getBlockIds().x, cst(bn));
+  return k;
 }
 
 Value KernelBuilderBase::initialAccumulator(const SplitK &s, OpOperand &c,
@@ -333,47 +367,22 @@ void SimtKernelBuilder::build() {
   Type aType = getElementTypeOrSelf(aOperand->get().getType());
   Type bType = getElementTypeOrSelf(bOperand->get().getType());
 
-  // Host side: problem sizes and launch configuration.
-  b.setInsertionPoint(op);
-  Launch grid = planLaunch(t.bm, t.bn, t.bk, splitKBlocks);
-  Value mSize = grid.mSize, nSize = grid.nSize, kSize = grid.kSize,
-        kTiles = grid.kTiles;
-  const SplitK &splitK = grid.splitK;
-  Value one = cst(1);
-
-  Attribute workgroup = gpu::AddressSpaceAttr::get(
-      b.getContext(), gpu::AddressSpace::Workgroup);
-  auto aSharedType = MemRefType::get({t.bk, t.bm}, aType,
-                                     MemRefLayoutAttrInterface(), workgroup);
-  auto bSharedType = MemRefType::get({t.bk, t.bn}, bType,
-                                     MemRefLayoutAttrInterface(), workgroup);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, grid.gridX, grid.gridY, grid.gridZ, cst(t.threadsN()),
-      cst(t.threadsM()),
-      one, /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, TypeRange{aSharedType, bSharedType});
-  Value aShared = launch.getWorkgroupAttributions()[0];
-  Value bShared = launch.getWorkgroupAttributions()[1];
-
-  // Kernel side.
-  b.setInsertionPointToStart(&launch.getBody().front());
-  Value tx = launch.getThreadIds().x, ty = launch.getThreadIds().y;
-  Value batchId, kBegin, kEnd;
-  decodeGridZ(splitK, launch.getBlockIds().z, kTiles, batchId, kBegin, kEnd);
-  Value m0 = mul(launch.getBlockIds().y, cst(t.bm));
-  Value n0 = mul(launch.getBlockIds().x, cst(t.bn));
+  Kernel k =
+      launchKernel(t.bm, t.bn, t.bk, splitKBlocks, t.threadsN(), t.threadsM(),
+                   {t.bk, t.bm}, aType, {t.bk, t.bn}, bType);
+  Value tx = k.launch.getThreadIds().x, ty = k.launch.getThreadIds().y;
   Value tid = add(mul(ty, cst(t.threadsN())), tx);
 
   // Thread (ty, tx) owns rows ty + r*TM and columns tx + c*TN of the block
   // tile: neighbouring threads write neighbouring columns.
   SmallVector<Value> rows, cols, rowOk, colOk;
   for (int64_t r = 0; r < t.rm; ++r) {
-    rows.push_back(add(m0, add(ty, cst(r * t.threadsM()))));
-    rowOk.push_back(lt(rows.back(), mSize));
+    rows.push_back(add(k.m0, add(ty, cst(r * t.threadsM()))));
+    rowOk.push_back(lt(rows.back(), k.mSize));
   }
   for (int64_t c = 0; c < t.rn; ++c) {
-    cols.push_back(add(n0, add(tx, cst(c * t.threadsN()))));
-    colOk.push_back(lt(cols.back(), nSize));
+    cols.push_back(add(k.n0, add(tx, cst(c * t.threadsN()))));
+    colOk.push_back(lt(cols.back(), k.nSize));
   }
 
   // Accumulators start from the output (linalg contractions accumulate).
@@ -381,18 +390,18 @@ void SimtKernelBuilder::build() {
   for (int64_t r = 0; r < t.rm; ++r)
     for (int64_t c = 0; c < t.rn; ++c)
       accInit.push_back(
-          initialAccumulator(splitK, *cOperand, both(rowOk[r], colOk[c]),
-                             outputPoint(rows[r], cols[c], batchId)));
+          initialAccumulator(k.splitK, *cOperand, both(rowOk[r], colOk[c]),
+                             outputPoint(rows[r], cols[c], k.batchId)));
 
-  auto kLoop = scf::ForOp::create(b, loc, kBegin, kEnd, one, accInit);
+  auto kLoop = scf::ForOp::create(b, loc, k.kBegin, k.kEnd, k.one, accInit);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value k0 = mul(kLoop.getInductionVar(), cst(t.bk));
-    stageTile(*aOperand, aShared, SharedLayout::KMajor, dims.m, t.bm, t.bk,
-              t.threads(), m0, mSize, k0, kSize, tid, batchId);
-    stageTile(*bOperand, bShared, SharedLayout::KMajor, dims.n, t.bn, t.bk,
-              t.threads(), n0, nSize, k0, kSize, tid, batchId);
+    stageTile(*aOperand, k.aShared, SharedLayout::KMajor, dims.m, t.bm, t.bk,
+              t.threads(), k.m0, k.mSize, k0, k.kSize, tid, k.batchId);
+    stageTile(*bOperand, k.bShared, SharedLayout::KMajor, dims.n, t.bn, t.bk,
+              t.threads(), k.n0, k.nSize, k0, k.kSize, tid, k.batchId);
     if (t.testBreak != TestBreak::DropBarrier)
       gpu::BarrierOp::create(b, loc);
 
@@ -404,10 +413,10 @@ void SimtKernelBuilder::build() {
       SmallVector<Value> aValues, bValues;
       for (int64_t r = 0; r < t.rm; ++r)
         aValues.push_back(memref::LoadOp::create(
-            b, loc, aShared, ValueRange{kk, add(ty, cst(r * t.threadsM()))}));
+            b, loc, k.aShared, ValueRange{kk, add(ty, cst(r * t.threadsM()))}));
       for (int64_t c = 0; c < t.rn; ++c)
         bValues.push_back(memref::LoadOp::create(
-            b, loc, bShared, ValueRange{kk, add(tx, cst(c * t.threadsN()))}));
+            b, loc, k.bShared, ValueRange{kk, add(tx, cst(c * t.threadsN()))}));
       for (int64_t r = 0; r < t.rm; ++r)
         for (int64_t c = 0; c < t.rn; ++c)
           acc[r * t.rn + c] =
@@ -420,9 +429,9 @@ void SimtKernelBuilder::build() {
 
   for (int64_t r = 0; r < t.rm; ++r)
     for (int64_t c = 0; c < t.rn; ++c)
-      writeAccumulator(splitK, kLoop.getResult(r * t.rn + c), *cOperand,
+      writeAccumulator(k.splitK, kLoop.getResult(r * t.rn + c), *cOperand,
                        both(rowOk[r], colOk[c]),
-                       outputPoint(rows[r], cols[c], batchId));
+                       outputPoint(rows[r], cols[c], k.batchId));
   gpu::TerminatorOp::create(b, loc);
 }
 
@@ -457,23 +466,25 @@ struct TxGPUTileContractionsPass
     ModuleOp module = getOperation();
     if (!blockTile.empty()) {
       if (blockTile.size() != 3)
-        return module.emitError("tx-gpu-tile-contractions: block-tile takes "
-                                "three sizes BM,BN,BK");
+        return tx::emitErrorAt(module)
+               << "tx-gpu-tile-contractions: block-tile takes "
+                  "three sizes BM,BN,BK";
       t.bm = blockTile[0], t.bn = blockTile[1], t.bk = blockTile[2];
     }
     if (!threadTile.empty()) {
       if (threadTile.size() != 2)
-        return module.emitError("tx-gpu-tile-contractions: thread-tile takes "
-                                "two sizes RM,RN");
+        return tx::emitErrorAt(module)
+               << "tx-gpu-tile-contractions: thread-tile takes "
+                  "two sizes RM,RN";
       t.rm = threadTile[0], t.rn = threadTile[1];
     }
     if (t.bm <= 0 || t.bn <= 0 || t.bk <= 0 || t.rm <= 0 || t.rn <= 0 ||
         t.bm % t.rm || t.bn % t.rn)
-      return module.emitError()
+      return tx::emitErrorAt(module)
              << "tx-gpu-tile-contractions: tile sizes must be positive with "
                 "RM dividing BM and RN dividing BN (got block "
-             << t.bm << "x" << t.bn << "x" << t.bk << ", thread " << t.rm
-             << "x" << t.rn << ")";
+             << t.bm << "x" << t.bn << "x" << t.bk << ", thread " << t.rm << "x"
+             << t.rn << ")";
     return checkBlock(t.threads(), t.bm, t.bn, t.bk);
   }
 
@@ -483,14 +494,14 @@ struct TxGPUTileContractionsPass
                            int64_t bk) {
     ModuleOp module = getOperation();
     if (threads > 1024)
-      return module.emitError()
+      return tx::emitErrorAt(module)
              << "tx-gpu-tile-contractions: " << threads
              << " threads per block exceed the CUDA limit of 1024";
     if ((bm * bk) % threads || (bn * bk) % threads)
-      return module.emitError()
+      return tx::emitErrorAt(module)
              << "tx-gpu-tile-contractions: the " << threads
-             << " threads of a block must divide the A and B tiles ("
-             << bm * bk << " and " << bn * bk << " elements)";
+             << " threads of a block must divide the A and B tiles (" << bm * bk
+             << " and " << bn * bk << " elements)";
     return success();
   }
 
@@ -498,19 +509,21 @@ struct TxGPUTileContractionsPass
     ModuleOp module = getOperation();
     if (!mmaBlockTile.empty()) {
       if (mmaBlockTile.size() != 3)
-        return module.emitError("tx-gpu-tile-contractions: mma-block-tile "
-                                "takes three sizes BM,BN,BK");
+        return tx::emitErrorAt(module)
+               << "tx-gpu-tile-contractions: mma-block-tile "
+                  "takes three sizes BM,BN,BK";
       t.bm = mmaBlockTile[0], t.bn = mmaBlockTile[1], t.bk = mmaBlockTile[2];
     }
     if (!mmaWarpTile.empty()) {
       if (mmaWarpTile.size() != 2)
-        return module.emitError("tx-gpu-tile-contractions: mma-warp-tile "
-                                "takes two sizes WM,WN");
+        return tx::emitErrorAt(module)
+               << "tx-gpu-tile-contractions: mma-warp-tile "
+                  "takes two sizes WM,WN";
       t.wm = mmaWarpTile[0], t.wn = mmaWarpTile[1];
     }
     if (t.wm <= 0 || t.wn <= 0 || t.bm <= 0 || t.bn <= 0 || t.bk <= 0 ||
         t.wm % 16 || t.wn % 8 || t.bk % 16 || t.bm % t.wm || t.bn % t.wn)
-      return module.emitError()
+      return tx::emitErrorAt(module)
              << "tx-gpu-tile-contractions: tensor-core tiles need WM a "
                 "multiple of 16, WN of 8, BK of 16, and warp tiles dividing "
                 "the block tile (got block "
@@ -552,9 +565,10 @@ struct TxGPUTileContractionsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (splitKBlocks < 0) {
-      module.emitError() << "tx-gpu-tile-contractions: split-k-blocks must "
-                            "be 0 (off) or positive, got "
-                         << static_cast<int64_t>(splitKBlocks);
+      tx::emitErrorAt(module)
+          << "tx-gpu-tile-contractions: split-k-blocks must "
+             "be 0 (off) or positive, got "
+          << static_cast<int64_t>(splitKBlocks);
       return signalPassFailure();
     }
     SimtTiling simt;
@@ -564,30 +578,31 @@ struct TxGPUTileContractionsPass
     } else if (testBreak == "fragment-offset") {
       mmaTiling.testBreak = TestBreak::FragmentOffset;
     } else if (!testBreak.empty()) {
-      module.emitError() << "tx-gpu-tile-contractions: unknown test-break '"
-                         << testBreak
-                         << "' (expected drop-barrier or fragment-offset)";
+      tx::emitErrorAt(module)
+          << "tx-gpu-tile-contractions: unknown test-break '" << testBreak
+          << "' (expected drop-barrier or fragment-offset)";
       return signalPassFailure();
     }
     if (failed(checkSimtTiling(simt)) || failed(checkMmaTiling(mmaTiling)))
       return signalPassFailure();
     if (mma != "auto" && mma != "tf32" && mma != "off") {
-      module.emitError() << "tx-gpu-tile-contractions: unknown mma mode '"
-                         << mma << "' (expected auto, tf32 or off)";
+      tx::emitErrorAt(module) << "tx-gpu-tile-contractions: unknown mma mode '"
+                              << mma << "' (expected auto, tf32 or off)";
       return signalPassFailure();
     }
     int64_t sm = smVersion(chip);
     if (sm == 0) {
-      module.emitError() << "tx-gpu-tile-contractions: unknown chip '" << chip
-                         << "' (expected sm_NN)";
+      tx::emitErrorAt(module) << "tx-gpu-tile-contractions: unknown chip '"
+                              << chip << "' (expected sm_NN)";
       return signalPassFailure();
     }
     // mma.sync m16n8k16 (f16/bf16) and m16n8k8 (tf32) need Ampere or newer.
     bool tensorCores = mma != "off" && sm >= 80;
     if (mma == "tf32" && !tensorCores) {
-      module.emitError() << "tx-gpu-tile-contractions: mma=tf32 needs TF32 "
-                            "tensor cores (sm_80 or newer), not "
-                         << chip;
+      tx::emitErrorAt(module)
+          << "tx-gpu-tile-contractions: mma=tf32 needs TF32 "
+             "tensor cores (sm_80 or newer), not "
+          << chip;
       return signalPassFailure();
     }
 

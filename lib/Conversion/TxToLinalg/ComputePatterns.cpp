@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
@@ -225,8 +227,97 @@ static void buildRMSNorm(OpBuilder &b, Location loc, Value x, Value w,
       });
 }
 
-struct RMSNormLowering : OpConversionPattern<RMSNormOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// The sum of squares of row `lead` of `x` (static length), in f32: the
+/// squares of each chunk of kRowChunk elements accumulated lane by lane
+/// (one FMA per element, in order along the row), the lanes summed by a
+/// fixed tree, then the remainder's squares likewise. With `addend`, the row
+/// is `x + addend`, rounded to the element type and stored into `sum` first
+/// (add_rmsnorm's residual), and its squares are those of the stored values.
+static Value rowSumOfSquares(OpBuilder &b, Location loc, Value x, Value addend,
+                             Value sum, ValueRange lead) {
+  auto xType = cast<MemRefType>(x.getType());
+  Type elemType = xType.getElementType();
+  int64_t length = xType.getShape().back();
+  int64_t full = length / kRowChunk * kRowChunk;
+  Type f32 = b.getF32Type();
+  // The chunk at `offset` in f32, after the addition where there is one.
+  auto load = [&](OpBuilder &cb, Location cl, Value offset, int64_t width) {
+    Value v = loadChunk(cb, cl, x, lead, offset, width);
+    if (!addend)
+      return toCompute(cb, cl, v);
+    Value r = loadChunk(cb, cl, addend, lead, offset, width);
+    Value stored =
+        fromCompute(cb, cl,
+                    arith::AddFOp::create(cb, cl, toCompute(cb, cl, v),
+                                          toCompute(cb, cl, r)),
+                    elemType);
+    storeChunk(cb, cl, stored, sum, lead, offset);
+    return toCompute(cb, cl, stored);
+  };
+  Value total = floatConst(b, loc, f32, 0);
+  if (full > 0) {
+    Value zero = floatConst(b, loc, VectorType::get({kRowChunk}, f32), 0);
+    auto loop = scf::ForOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+        arith::ConstantIndexOp::create(b, loc, full),
+        arith::ConstantIndexOp::create(b, loc, kRowChunk), ValueRange{zero},
+        [&](OpBuilder &nb, Location nl, Value iv, ValueRange iters) {
+          Value v = load(nb, nl, iv, kRowChunk);
+          scf::YieldOp::create(
+              nb, nl,
+              ValueRange{vector::FMAOp::create(nb, nl, v, v, iters[0])});
+        });
+    total = treeSum(b, loc, loop.getResult(0));
+  }
+  if (length > full) {
+    Value v = load(b, loc, arith::ConstantIndexOp::create(b, loc, full),
+                   length - full);
+    total = arith::AddFOp::create(
+        b, loc, total, treeSum(b, loc, arith::MulFOp::create(b, loc, v, v)));
+  }
+  return total;
+}
+
+/// buildRMSNorm as rows (hasStaticRows): an scf.parallel over the leading
+/// dimensions; per row its sum of squares (rowSumOfSquares), then the row
+/// scaled in chunks. With `addend`, the norm is of `x + addend`, which is
+/// stored into `sum` (see rowSumOfSquares).
+static void buildRMSNormRows(OpBuilder &b, Location loc, Value x, Value w,
+                             double eps, Value out, Value addend = {},
+                             Value sum = {}) {
+  auto xType = cast<MemRefType>(x.getType());
+  int64_t rank = xType.getRank();
+  int64_t length = xType.getShape().back();
+  Type f32 = b.getF32Type();
+  Type elemType = xType.getElementType();
+  Value invD = floatConst(b, loc, f32, 1.0 / length);
+  Value epsV = floatConst(b, loc, f32, eps);
+  Value source = addend ? sum : x;
+  buildParallelRows(
+      b, loc, out, rank - 1, [&](OpBuilder &rb, Location rl, ValueRange ivs) {
+        Value sumsq = rowSumOfSquares(rb, rl, x, addend, sum, ivs);
+        Value mean = arith::MulFOp::create(rb, rl, sumsq, invD);
+        Value inv = math::RsqrtOp::create(
+            rb, rl, arith::AddFOp::create(rb, rl, mean, epsV));
+        forEachChunk(
+            rb, rl, length,
+            [&](OpBuilder &cb, Location cl, Value offset, int64_t width) {
+              Value v = toCompute(
+                  cb, cl, loadChunk(cb, cl, source, ivs, offset, width));
+              Value wv =
+                  toCompute(cb, cl, loadChunk(cb, cl, w, {}, offset, width));
+              Value y = arith::MulFOp::create(
+                  cb, cl, v,
+                  vector::BroadcastOp::create(cb, cl, v.getType(), inv));
+              y = arith::MulFOp::create(cb, cl, y, wv);
+              storeChunk(cb, cl, fromCompute(cb, cl, y, elemType), out, ivs,
+                         offset);
+            });
+      });
+}
+
+struct RMSNormLowering : RowsConversionPattern<RMSNormOp> {
+  using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
   matchAndRewrite(RMSNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -238,15 +329,20 @@ struct RMSNormLowering : OpConversionPattern<RMSNormOp> {
                    input, resType.getRank() - 1);
     checkResultShape(rewriter, op, input, resType);
     Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
-    buildRMSNorm(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
-                 op.getEpsilon().convertToDouble(), out);
+    double eps = op.getEpsilon().convertToDouble();
+    if (rows && hasStaticRows(adaptor.getInput().getType()))
+      buildRMSNormRows(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
+                       eps, out);
+    else
+      buildRMSNorm(rewriter, loc, adaptor.getInput(), adaptor.getWeight(), eps,
+                   out);
     rewriter.replaceOp(op, out);
     return success();
   }
 };
 
-struct AddRMSNormLowering : OpConversionPattern<AddRMSNormOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct AddRMSNormLowering : RowsConversionPattern<AddRMSNormOp> {
+  using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
   matchAndRewrite(AddRMSNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -266,6 +362,15 @@ struct AddRMSNormLowering : OpConversionPattern<AddRMSNormOp> {
                      "residual_out");
     Value resOut = allocLike(rewriter, loc, cast<MemRefType>(op.getResidualOut().getType()),
                              adaptor.getInput());
+    double eps = op.getEpsilon().convertToDouble();
+    if (rows && hasStaticRows(adaptor.getInput().getType()) &&
+        hasStaticRows(adaptor.getResidual().getType())) {
+      Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
+      buildRMSNormRows(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
+                       eps, out, adaptor.getResidual(), resOut);
+      rewriter.replaceOp(op, {out, resOut});
+      return success();
+    }
     buildElementwise(rewriter, loc,
                      ValueRange{adaptor.getInput(), adaptor.getResidual()},
                      resOut, [&](OpBuilder &nb, Location nl, ValueRange a) {
@@ -276,17 +381,51 @@ struct AddRMSNormLowering : OpConversionPattern<AddRMSNormOp> {
                      });
     Value out = allocLike(rewriter, loc, cast<MemRefType>(op.getResult().getType()),
                           adaptor.getInput());
-    buildRMSNorm(rewriter, loc, resOut, adaptor.getWeight(),
-                 op.getEpsilon().convertToDouble(), out);
+    buildRMSNorm(rewriter, loc, resOut, adaptor.getWeight(), eps, out);
     rewriter.replaceOp(op, {out, resOut});
     return success();
   }
 };
 
+/// Rotary as rows: an scf.parallel over (token, head), in each row the two
+/// halves in chunks, with the token's cos and sin rows.
+static void buildRotaryRows(OpBuilder &b, Location loc, Value x, Value cos,
+                            Value sin, Value out) {
+  auto xType = cast<MemRefType>(x.getType());
+  int64_t half = xType.getShape().back() / 2;
+  Type elemType = xType.getElementType();
+  buildParallelRows(
+      b, loc, out, 2, [&](OpBuilder &rb, Location rl, ValueRange ivs) {
+        ValueRange token = ivs.take_front();
+        forEachChunk(
+            rb, rl, half,
+            [&](OpBuilder &cb, Location cl, Value offset, int64_t width) {
+              Value offset2 = arith::AddIOp::create(
+                  cb, cl, offset, arith::ConstantIndexOp::create(cb, cl, half));
+              auto load = [&](Value buffer, ValueRange lead, Value at) {
+                return toCompute(cb, cl,
+                                 loadChunk(cb, cl, buffer, lead, at, width));
+              };
+              Value a1 = load(x, ivs, offset), a2 = load(x, ivs, offset2);
+              Value c = load(cos, token, offset), s = load(sin, token, offset);
+              Value r1 = arith::SubFOp::create(
+                  cb, cl, arith::MulFOp::create(cb, cl, a1, c),
+                  arith::MulFOp::create(cb, cl, a2, s));
+              Value r2 = arith::AddFOp::create(
+                  cb, cl, arith::MulFOp::create(cb, cl, a2, c),
+                  arith::MulFOp::create(cb, cl, a1, s));
+              storeChunk(cb, cl, fromCompute(cb, cl, r1, elemType), out, ivs,
+                         offset);
+              storeChunk(cb, cl, fromCompute(cb, cl, r2, elemType), out, ivs,
+                         offset2);
+            });
+      });
+}
+
 /// NeoX rotary: with x1, x2 the halves of the head dimension,
 /// `out1 = x1 cos - x2 sin`, `out2 = x2 cos + x1 sin`.
-struct RotaryLowering : OpConversionPattern<RotaryOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct RotaryLowering : RowsConversionPattern<RotaryOp> {
+  using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
   matchAndRewrite(RotaryOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -311,6 +450,12 @@ struct RotaryLowering : OpConversionPattern<RotaryOp> {
     auto resType = cast<MemRefType>(op.getResult().getType());
     checkResultShape(rewriter, op, input, resType);
     Value out = allocLike(rewriter, loc, resType, x);
+    if (rows && half > 0) {
+      buildRotaryRows(rewriter, loc, x, adaptor.getCos(), adaptor.getSin(),
+                      out);
+      rewriter.replaceOp(op, out);
+      return success();
+    }
     Value x1 = sliceLastDim(rewriter, loc, x, 0, half);
     Value x2 = sliceLastDim(rewriter, loc, x, half, half);
     Value o1 = sliceLastDim(rewriter, loc, out, 0, half);
@@ -513,8 +658,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
 } // namespace
 
 namespace mlir::tx::detail {
-void populateComputePatterns(RewritePatternSet &patterns) {
-  patterns.add<LinearLowering, RMSNormLowering, AddRMSNormLowering,
-               RotaryLowering, AttentionLowering>(patterns.getContext());
+void populateComputePatterns(RewritePatternSet &patterns, bool rows) {
+  patterns.add<LinearLowering, AttentionLowering>(patterns.getContext());
+  patterns.add<RMSNormLowering, AddRMSNormLowering, RotaryLowering>(
+      patterns.getContext(), rows);
 }
 } // namespace mlir::tx::detail

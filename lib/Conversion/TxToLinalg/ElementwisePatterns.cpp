@@ -103,8 +103,19 @@ static void checkBroadcastOperand(OpBuilder &b, Operation *op,
     checkDimsEqual(b, op, lhs, lead + j, r, j);
 }
 
-struct UnaryLowering : OpConversionPattern<UnaryOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// Whether the rows of an `_into` op may run in parallel: every buffer it
+/// reads is the target itself (in place: each row reads only what it
+/// writes) or a scalar. Another buffer might overlap the target's other
+/// rows (a view of the same memory); those ops keep the sequential linalg
+/// form.
+static bool rowsCannotOverlap(Value target, ValueRange inputs) {
+  return llvm::all_of(inputs, [&](Value in) {
+    return in == target || !isa<MemRefType>(in.getType());
+  });
+}
+
+struct UnaryLowering : RowsConversionPattern<UnaryOp> {
+  using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
   matchAndRewrite(UnaryOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -115,17 +126,17 @@ struct UnaryLowering : OpConversionPattern<UnaryOp> {
                      resType);
     Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
     UnaryKind kind = op.getKind();
-    buildElementwise(rewriter, loc, ValueRange{adaptor.getInput()}, out,
-                     [&](OpBuilder &nb, Location nl, ValueRange a) {
-                       return buildUnary(nb, nl, kind, a[0]);
-                     });
+    buildMap(rewriter, loc, ValueRange{adaptor.getInput()}, out, rows,
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               return buildUnary(nb, nl, kind, a[0]);
+             });
     rewriter.replaceOp(op, out);
     return success();
   }
 };
 
-struct UnaryIntoLowering : OpConversionPattern<UnaryIntoOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct UnaryIntoLowering : RowsConversionPattern<UnaryIntoOp> {
+  using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
   matchAndRewrite(UnaryIntoOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -133,18 +144,20 @@ struct UnaryIntoLowering : OpConversionPattern<UnaryIntoOp> {
                    checked("input", op.getInput(), adaptor.getInput()),
                    checked("target", op.getTarget(), adaptor.getTarget()));
     UnaryKind kind = op.getKind();
-    buildElementwise(rewriter, op.getLoc(), ValueRange{adaptor.getInput()},
-                     adaptor.getTarget(),
-                     [&](OpBuilder &nb, Location nl, ValueRange a) {
-                       return buildUnary(nb, nl, kind, a[0]);
-                     });
+    buildMap(rewriter, op.getLoc(), ValueRange{adaptor.getInput()},
+             adaptor.getTarget(),
+             rows && rowsCannotOverlap(adaptor.getTarget(),
+                                       ValueRange{adaptor.getInput()}),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               return buildUnary(nb, nl, kind, a[0]);
+             });
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct BinaryLowering : OpConversionPattern<BinaryOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct BinaryLowering : RowsConversionPattern<BinaryOp> {
+  using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
   matchAndRewrite(BinaryOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -155,18 +168,17 @@ struct BinaryLowering : OpConversionPattern<BinaryOp> {
     checkResultShape(rewriter, op, lhs, resType);
     Value out = allocLike(rewriter, loc, resType, adaptor.getLhs());
     BinaryKind kind = op.getKind();
-    buildElementwise(rewriter, loc,
-                     ValueRange{adaptor.getLhs(), adaptor.getRhs()}, out,
-                     [&](OpBuilder &nb, Location nl, ValueRange a) {
-                       return buildBinary(nb, nl, kind, a[0], a[1]);
-                     });
+    buildMap(rewriter, loc, ValueRange{adaptor.getLhs(), adaptor.getRhs()}, out,
+             rows, [&](OpBuilder &nb, Location nl, ValueRange a) {
+               return buildBinary(nb, nl, kind, a[0], a[1]);
+             });
     rewriter.replaceOp(op, out);
     return success();
   }
 };
 
-struct BinaryIntoLowering : OpConversionPattern<BinaryIntoOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct BinaryIntoLowering : RowsConversionPattern<BinaryIntoOp> {
+  using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
   matchAndRewrite(BinaryIntoOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -175,12 +187,15 @@ struct BinaryIntoLowering : OpConversionPattern<BinaryIntoOp> {
     checkSameShape(rewriter, op, lhs,
                    checked("target", op.getTarget(), adaptor.getTarget()));
     BinaryKind kind = op.getKind();
-    buildElementwise(rewriter, op.getLoc(),
-                     ValueRange{adaptor.getLhs(), adaptor.getRhs()},
-                     adaptor.getTarget(),
-                     [&](OpBuilder &nb, Location nl, ValueRange a) {
-                       return buildBinary(nb, nl, kind, a[0], a[1]);
-                     });
+    buildMap(rewriter, op.getLoc(),
+             ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+             adaptor.getTarget(),
+             rows && rowsCannotOverlap(
+                         adaptor.getTarget(),
+                         ValueRange{adaptor.getLhs(), adaptor.getRhs()}),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               return buildBinary(nb, nl, kind, a[0], a[1]);
+             });
     rewriter.eraseOp(op);
     return success();
   }
@@ -456,11 +471,11 @@ struct SingleRankLowering : OpConversionPattern<RankOp> {
 } // namespace
 
 namespace mlir::tx::detail {
-void populateElementwisePatterns(RewritePatternSet &patterns) {
+void populateElementwisePatterns(RewritePatternSet &patterns, bool rows) {
   patterns.add<UnaryLowering, UnaryIntoLowering, BinaryLowering,
-               BinaryIntoLowering, CopyLowering, GetParamLowering, ViewLowering,
-               TransposeLowering, SliceLowering, AliasLowering,
-               SingleRankCollectiveLowering, SingleRankLowering>(
-      patterns.getContext());
+               BinaryIntoLowering>(patterns.getContext(), rows);
+  patterns.add<CopyLowering, GetParamLowering, ViewLowering, TransposeLowering,
+               SliceLowering, AliasLowering, SingleRankCollectiveLowering,
+               SingleRankLowering>(patterns.getContext());
 }
 } // namespace mlir::tx::detail

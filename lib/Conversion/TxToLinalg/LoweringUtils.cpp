@@ -17,6 +17,8 @@ Value tx::detail::allocLike(OpBuilder &b, Location loc, MemRefType type,
 }
 
 Type tx::detail::computeType(Type type) {
+  if (auto vt = dyn_cast<VectorType>(type))
+    return vt.clone(computeType(vt.getElementType()));
   auto ft = cast<FloatType>(type);
   return ft.getWidth() >= 32 ? type : Float32Type::get(type.getContext());
 }
@@ -30,13 +32,21 @@ Value tx::detail::toCompute(OpBuilder &b, Location loc, Value v) {
 
 Value tx::detail::fromCompute(OpBuilder &b, Location loc, Value v,
                               Type elemType) {
-  if (v.getType() == elemType)
+  // `elemType` may be the scalar element type of a vector `v`.
+  Type type = elemType;
+  if (auto vt = dyn_cast<VectorType>(v.getType()); vt && !isa<VectorType>(type))
+    type = vt.clone(elemType);
+  if (v.getType() == type)
     return v;
-  return arith::TruncFOp::create(b, loc, elemType, v);
+  return arith::TruncFOp::create(b, loc, type, v);
 }
 
 Value tx::detail::floatConst(OpBuilder &b, Location loc, Type type,
                              double value) {
+  if (auto vt = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(
+        b, loc, vt,
+        DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), value)));
   return arith::ConstantOp::create(b, loc, type,
                                    b.getFloatAttr(type, value));
 }

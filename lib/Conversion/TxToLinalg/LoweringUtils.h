@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <string>
 
@@ -21,12 +22,15 @@ Value allocLike(OpBuilder &b, Location loc, MemRefType type,
 /// The type values of float type `type` are computed in: f32 for floats
 /// narrower than f32 (norms, softmax, transcendental functions and GEMM
 /// accumulation compute in f32, as PyTorch's kernels do), `type` otherwise.
+/// A vector of floats computes in a vector of the same shape.
 Type computeType(Type type);
-/// Extends a float narrower than f32 to f32 (see computeType).
+/// Extends a float (or vector of floats) narrower than f32 to f32 (see
+/// computeType).
 Value toCompute(OpBuilder &b, Location loc, Value v);
-/// Rounds a compute value back to `elemType`.
+/// Rounds a compute value (or vector) back to `elemType` (for a vector `v`,
+/// its element type or the vector type).
 Value fromCompute(OpBuilder &b, Location loc, Value v, Type elemType);
-/// A float constant of `type`.
+/// A float constant of `type` (a splat for a vector type).
 Value floatConst(OpBuilder &b, Location loc, Type type, double value);
 
 /// `(d0, ..., d_{rank-1}) -> (d_{rank-r}, ..., d_{rank-1})` for an operand of
@@ -40,6 +44,64 @@ AffineMap suffixMap(MLIRContext *ctx, unsigned rank, unsigned r);
 void buildElementwise(
     OpBuilder &b, Location loc, ValueRange inputs, Value output,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+//===----------------------------------------------------------------------===//
+// Rows (RowLoops.cpp): the CPU form of ops over a static last dimension
+//===----------------------------------------------------------------------===//
+
+/// Whether an op writing `output` can be lowered as rows: rank at least 2
+/// (rows to run in parallel), a dynamic leading dimension (a static shape
+/// is vectorised as linalg by the CPU pipeline) and a static, non-empty
+/// last dimension.
+bool hasStaticRows(Type output);
+
+/// An scf.parallel over the first `count` dimensions of `shapeSource` (all
+/// of them from the buffer's sizes); `body` gets the induction variables.
+/// With `count` 0 the body is emitted in place with no variables.
+void buildParallelRows(
+    OpBuilder &b, Location loc, Value shapeSource, unsigned count,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body);
+
+/// The chunks of a static row of `length` elements: an scf.for over chunks
+/// of kRowChunk elements, then one chunk of the remainder; `body` gets the
+/// chunk's offset (an index) and its static width.
+constexpr int64_t kRowChunk = 64;
+void forEachChunk(
+    OpBuilder &b, Location loc, int64_t length,
+    function_ref<void(OpBuilder &, Location, Value, int64_t)> body);
+
+/// `buffer[lead..., offset : offset + width]` as a vector of the buffer's
+/// element type: a vector.load where the last dimension has unit stride, a
+/// transfer_read otherwise. `lead` indexes the leading dimensions.
+Value loadChunk(OpBuilder &b, Location loc, Value buffer, ValueRange lead,
+                Value offset, int64_t width);
+/// Stores vector `value` at `buffer[lead..., offset : offset + width]`.
+void storeChunk(OpBuilder &b, Location loc, Value value, Value buffer,
+                ValueRange lead, Value offset);
+/// The sum of the lanes of `v` by a fixed tree (halves added while the
+/// width is even, then the rest in order): the same order on every call.
+Value treeSum(OpBuilder &b, Location loc, Value v);
+
+/// What buildElementwise computes, as rows (`hasStaticRows(output)`): an
+/// scf.parallel over the leading dimensions of `output`, each row in chunks
+/// of vectors. `body` gets one vector per input (a scalar input broadcast),
+/// in the input's element type, and returns the vector to store; it is the
+/// same body as buildElementwise's (arith/math ops on vectors).
+void buildRowwise(OpBuilder &b, Location loc, ValueRange inputs, Value output,
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+/// buildRowwise where `rows` and the output allow it, else
+/// buildElementwise.
+void buildMap(OpBuilder &b, Location loc, ValueRange inputs, Value output,
+              bool rows,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+/// A conversion pattern with a row form (tx-to-linalg{row-loops}).
+template <typename Op> struct RowsConversionPattern : OpConversionPattern<Op> {
+  RowsConversionPattern(MLIRContext *ctx, bool rows)
+      : OpConversionPattern<Op>(ctx), rows(rows) {}
+  /// Lower as rows where the shapes allow it.
+  bool rows;
+};
 
 /// The subview `[..., offset:offset+size]` along the last dimension.
 Value sliceLastDim(OpBuilder &b, Location loc, Value v, int64_t offset,
@@ -92,6 +154,17 @@ void emitRuntimeCheck(OpBuilder &b, Operation *op, Value failed, Value lhs,
 /// their messages in the module's `tx.runtime_checks` table and declares the
 /// runtime function, or (`keep` false) removes them.
 void finalizeRuntimeChecks(ModuleOp module, bool keep);
+
+//===----------------------------------------------------------------------===//
+// Containers (Containers.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Lowers container arguments to pointers and tx.container_set/get to calls
+/// of the container runtime (TxToLinalg.h), after checking that no buffer a
+/// container copies is written afterwards (PyTorch's containers hold the
+/// tensors, not copies). `swapGet` (testing only) reads a tuple's values in
+/// reverse order.
+LogicalResult lowerTxContainers(ModuleOp module, bool swapGet);
 
 } // namespace mlir::tx::detail
 

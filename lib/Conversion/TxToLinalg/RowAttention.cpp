@@ -31,49 +31,16 @@ using namespace mlir::tx::detail;
 
 namespace {
 
-/// Loads `buffer[indices..., 0 : width]` (a row of the last dimension) as an
-/// f32 vector: a vector.load where the last dimension is contiguous, a
-/// transfer_read otherwise.
+/// Row `indices` of `buffer` (its whole last dimension, `width`) as an f32
+/// vector.
 static Value loadRow(OpBuilder &b, Location loc, Value buffer,
                      ValueRange indices, int64_t width) {
-  auto type = cast<MemRefType>(buffer.getType());
-  auto vecType = VectorType::get({width}, type.getElementType());
-  SmallVector<Value> idx(indices);
-  idx.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  Value row;
-  if (succeeded(type.getStridesAndOffset(strides, offset)) &&
-      strides.back() == 1) {
-    row = vector::LoadOp::create(b, loc, vecType, buffer, idx);
-  } else {
-    Value pad = floatConst(b, loc, type.getElementType(), 0);
-    row = vector::TransferReadOp::create(b, loc, vecType, buffer, idx, pad,
-                                         ArrayRef<bool>{true});
-  }
+  Value row = loadChunk(b, loc, buffer, indices,
+                        arith::ConstantIndexOp::create(b, loc, 0), width);
   Type f32 = b.getF32Type();
-  if (type.getElementType() != f32)
+  if (cast<VectorType>(row.getType()).getElementType() != f32)
     row = arith::ExtFOp::create(b, loc, VectorType::get({width}, f32), row);
   return row;
-}
-
-/// The sum of the lanes of `v` by a fixed tree (halves added while the width
-/// is even, then the rest in order): the same order on every call.
-static Value treeSum(OpBuilder &b, Location loc, Value v) {
-  auto type = cast<VectorType>(v.getType());
-  int64_t width = type.getDimSize(0);
-  while (width > 1 && width % 2 == 0) {
-    int64_t half = width / 2;
-    Value lo = vector::ExtractStridedSliceOp::create(b, loc, v, {0}, {half},
-                                                     {1});
-    Value hi = vector::ExtractStridedSliceOp::create(b, loc, v, {half},
-                                                     {half}, {1});
-    v = arith::AddFOp::create(b, loc, lo, hi);
-    width = half;
-  }
-  if (width == 1)
-    return vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0});
-  return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, v);
 }
 
 struct RowAttentionLowering : OpConversionPattern<AttentionOp> {

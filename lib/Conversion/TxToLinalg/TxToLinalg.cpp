@@ -12,11 +12,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tx {
@@ -28,8 +30,9 @@ using namespace mlir;
 using namespace mlir::tx;
 
 namespace mlir::tx::detail {
-void populateComputePatterns(RewritePatternSet &patterns);
-void populateElementwisePatterns(RewritePatternSet &patterns);
+void populateComputePatterns(RewritePatternSet &patterns, bool rows = false);
+void populateElementwisePatterns(RewritePatternSet &patterns,
+                                 bool rows = false);
 void populateRowAttentionPatterns(RewritePatternSet &patterns);
 } // namespace mlir::tx::detail
 
@@ -126,6 +129,34 @@ LogicalResult tx::lowerTxGuards(ModuleOp module) {
   return failure(failed);
 }
 
+/// Keeps only the branch that runs of each scf.if on a constant (a lowered
+/// guard): the other may hold what cannot run, e.g. the opaque call of a
+/// None layer (`self.v_proj(x)` behind `self.v_proj is not None`).
+static void foldStaticBranches(ModuleOp module) {
+  SmallVector<scf::IfOp> ifs;
+  module.walk([&](scf::IfOp op) {
+    if (matchPattern(op.getCondition(), m_Constant()))
+      ifs.push_back(op);
+  });
+  // Post-order: nested ifs first, so erasing an outer one is safe.
+  for (scf::IfOp op : ifs) {
+    bool taken = matchPattern(op.getCondition(), m_One());
+    Region &region = taken ? op.getThenRegion() : op.getElseRegion();
+    if (region.empty()) {
+      op.erase();
+      continue;
+    }
+    Block &block = region.front();
+    auto yield = cast<scf::YieldOp>(block.getTerminator());
+    SmallVector<Value> results(yield.getOperands());
+    yield.erase();
+    op->getBlock()->getOperations().splice(op->getIterator(),
+                                           block.getOperations());
+    op.replaceAllUsesWith(results);
+    op.erase();
+  }
+}
+
 void tx::eraseTxSymbols(ModuleOp module) {
   for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
     if (isa<LayerOp, NoneLayerOp, ParamOp>(op) &&
@@ -145,11 +176,7 @@ static bool isMultiRankCollective(Operation *op) {
 LogicalResult tx::checkTxLowerable(ModuleOp module, bool allowCollectives) {
   bool failed = false;
   module.walk([&](Operation *op) {
-    if (isa<ContainerSetOp, ContainerGetOp>(op)) {
-      op->emitOpError("cannot be lowered to linalg: a Python container has "
-                      "no buffer representation");
-      failed = true;
-    } else if (isa<OpaqueCallOp>(op)) {
+    if (isa<OpaqueCallOp>(op)) {
       op->emitOpError("cannot be lowered to linalg: the callee is unknown");
       failed = true;
     } else if (!allowCollectives && isMultiRankCollective(op)) {
@@ -186,15 +213,21 @@ struct TxToLinalgPass : tx::impl::TxToLinalgBase<TxToLinalgPass> {
   using TxToLinalgBase::TxToLinalgBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Guards first: a branch they exclude need not be lowerable.
+    if (failed(lowerTxGuards(module)))
+      return signalPassFailure();
+    foldStaticBranches(module);
     if (failed(checkTxLowerable(module, allowCollectives)) ||
-        failed(lowerTxGuards(module)))
+        failed(tx::detail::lowerTxContainers(
+            module, testBreakContainers == "swap-get")))
       return signalPassFailure();
     lowerTxSymbolsToGlobals(module);
 
     ConversionTarget target(getContext());
     configureTxToLinalgTarget(target, allowCollectives);
     RewritePatternSet patterns(&getContext());
-    populateTxToLinalgPatterns(patterns);
+    tx::detail::populateComputePatterns(patterns, rowLoops);
+    tx::detail::populateElementwisePatterns(patterns, rowLoops);
     if (rowAttention)
       tx::detail::populateRowAttentionPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

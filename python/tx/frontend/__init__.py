@@ -81,7 +81,7 @@ def _default_prefix(cls, inst, layer_idx):
 
 
 def import_source(text, path, config, entry=None, layer_idx=0, prefix=None, flags=(),
-                  norms=(), helpers=None, dtype="f32", test_break=None):
+                  norms=(), helpers=None, dtype="f32", mask="causal", test_break=None):
     """Translates the source `text` (named `path` in diagnostics).
 
     entry: the class to import (default: the one class no other class uses);
@@ -90,10 +90,13 @@ def import_source(text, path, config, entry=None, layer_idx=0, prefix=None, flag
     layer, `model.` for a model with a layer list, else none; `{layer_idx}`
     is substituted); flags: bool module attributes (`is_kv_shared_layer`)
     imported as i1 function arguments rather than folded constants; norms:
-    classes that are RMSNorms; helpers: {name: known function of the table}
+    classes that are RMSNorms; mask: what the forward's attention_mask is,
+    "causal" (the causal mask) or "none" (None: attention over every
+    token); helpers: {name: known function of the table}
     (norms and helpers hold for this import only, see table.register_*).
     test_break (testing only): "fold-guards" folds existence guards at
-    import, as vLLM's AST fuser does; "swap-rope" passes sin for cos."""
+    import, as vLLM's AST fuser does; "swap-rope" passes sin for cos;
+    "split-order" gives the pieces of an equal split or chunk in reverse."""
     saved = dict(table.MODULES), dict(table.FUNCTIONS)
     try:
         for name in norms:
@@ -104,8 +107,12 @@ def import_source(text, path, config, entry=None, layer_idx=0, prefix=None, flag
             except KeyError as err:
                 raise FrontendError("helper %s=%s: %s" % (name, known, err.args[0]),
                                     path="<arguments>") from None
+        if mask not in ("causal", "none"):
+            raise FrontendError("mask must be 'causal' or 'none', got %r" % (mask,),
+                                path="<arguments>")
         src = Source(text, path)
-        return _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break)
+        return _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break,
+                          mask)
     except FrontendError as err:
         raise err.located(path)
     except (ArithmeticError, AttributeError, IndexError, KeyError, TypeError,
@@ -122,7 +129,8 @@ def import_source(text, path, config, entry=None, layer_idx=0, prefix=None, flag
         table.FUNCTIONS.update(saved[1])
 
 
-def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=None):
+def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=None,
+               mask="causal"):
     if not isinstance(config, V.Config):
         config = load_config(config) if isinstance(config, str) else V.Config(dict(config),
                                                                               "config")
@@ -167,7 +175,7 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
         if kind in ("cos", "sin"):
             return _rope_arg(tr, kind, dtype)
         if kind == "mask":
-            return V.CausalMask()
+            return V.CausalMask() if mask == "causal" else None
         if kind == "container":
             return V.Container(tr.new_arg(p.arg, "!tx.container"), p.arg)
         if d is not None:

@@ -23,8 +23,12 @@ def main(argv=None):
                    help="treat CLASS(hidden_size, eps=...) as an RMSNorm (repeatable)")
     p.add_argument("--helper", action="append", default=[], metavar="NAME=KNOWN",
                    help="treat function NAME as the table's KNOWN (repeatable)")
+    p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32",
+                   help="element type of the weights and activations (default f32)")
+    p.add_argument("--mask", choices=["causal", "none"], default="causal",
+                   help="the forward's attention_mask: the causal mask (default) or None")
     # Testing only: break the import on purpose, to show the tests catch it.
-    p.add_argument("--test-break", choices=["fold-guards", "swap-rope"],
+    p.add_argument("--test-break", choices=["fold-guards", "swap-rope", "split-order"],
                    help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     try:
@@ -38,7 +42,8 @@ def main(argv=None):
             helpers[name] = known
         text = import_file(args.modeling, args.config, entry=args.entry,
                            layer_idx=args.layer_idx, prefix=args.prefix, flags=args.flag,
-                           norms=args.norm, helpers=helpers, test_break=args.test_break)
+                           norms=args.norm, helpers=helpers, dtype=args.dtype, mask=args.mask,
+                           test_break=args.test_break)
     except FrontendError as err:
         print(err, file=sys.stderr)
         return 1

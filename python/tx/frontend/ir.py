@@ -9,22 +9,53 @@ import math
 
 
 class MemRef:
-    """memref<d0 x ... x dtype>; a dimension of None is dynamic (?)."""
+    """memref<d0 x ... x dtype>; a dimension of None is dynamic (?).
 
-    def __init__(self, shape, dtype="f32"):
+    `strides`/`offset` give a strided layout (a slice of a buffer, a view of
+    one); strides None is the identity layout of a fresh buffer."""
+
+    def __init__(self, shape, dtype="f32", strides=None, offset=0):
         self.shape = tuple(shape)
         self.dtype = dtype
+        self.strides = tuple(strides) if strides is not None else None
+        self.offset = offset
+
+    def key(self):
+        return (self.shape, self.dtype, self.strides, self.offset)
 
     def __eq__(self, other):
-        return isinstance(other, MemRef) and (self.shape, self.dtype) == (
-            other.shape, other.dtype)
+        return isinstance(other, MemRef) and self.key() == other.key()
 
     def __hash__(self):
-        return hash((self.shape, self.dtype))
+        return hash(self.key())
+
+    def contiguous(self):
+        """The type of a fresh buffer of this shape."""
+        return MemRef(self.shape, self.dtype)
+
+    def layout(self):
+        """(strides, offset); the identity layout's strides are static when
+        only the leading dimension is dynamic (tokens), as tx buffers are."""
+        if self.strides is not None:
+            return list(self.strides), self.offset
+        strides, step = [], 1
+        for d in reversed(self.shape):
+            strides.append(step)
+            step = None if d is None or step is None else step * d
+        strides = strides[::-1]
+        if any(s is None for s in strides):
+            raise ValueError("a buffer with a dynamic inner dimension has no static strides")
+        return strides, 0
 
     def __str__(self):
-        return "memref<%s%s>" % (
-            "".join("%sx" % ("?" if d is None else d) for d in self.shape), self.dtype)
+        layout = ""
+        if self.strides is not None:
+            layout = ", strided<[%s]%s>" % (", ".join(map(str, self.strides)),
+                                            ", offset: %d" % self.offset if self.offset
+                                            else "")
+        return "memref<%s%s%s>" % (
+            "".join("%sx" % ("?" if d is None else d) for d in self.shape), self.dtype,
+            layout)
 
     __repr__ = __str__
 

@@ -86,14 +86,14 @@ class Ops:
         self.fix_last(x, norm.size, node, "input of self.%s" % norm.path)
         w = self.em.fresh("w_" + norm.symbol, MemRef((norm.size,), self.dtype))
         self.em.op([w], lambda: "tx.get_param @%s : %s" % (norm.symbol, w.type), node)
-        out = self.fresh(norm.symbol, x.type)
+        out = self.fresh(norm.symbol, x.type.contiguous())
         self.em.op([out], lambda: "tx.%s %s, %s eps %s : %s, %s -> %s" % (
             norm.kind, x.value, w, float_literal(norm.eps), x.type, w.type, out.type), node)
         return V.Tensor(out, x.dims)
 
     def unary(self, kind, x, node):
         x = self.tensor(x, node)
-        out = self.fresh(kind, x.type)
+        out = self.fresh(kind, x.type.contiguous())
         self.em.op([out], lambda: "tx.unary %s %s : %s -> %s" % (kind, x.value, x.type,
                                                                    out.type), node)
         return V.Tensor(out, x.dims)
@@ -143,7 +143,7 @@ class Ops:
 
     def binary(self, kind, lhs, rhs, node):
         lhs, _, r, rtype = self.operand(lhs, rhs, node, kind in ("add", "mul"))
-        out = self.fresh(kind, lhs.type)
+        out = self.fresh(kind, lhs.type.contiguous())
         self.em.op([out], lambda: "tx.binary %s %s, %s : %s, %s -> %s" % (
             kind, lhs.value, r, lhs.type, rtype, out.type), node)
         return V.Tensor(out, lhs.dims)
@@ -171,7 +171,9 @@ class Ops:
         dims[a], dims[b] = dims[b], dims[a]
         return V.Tensor(t.value, dims, t.role)
 
-    def view(self, t, sizes, node):
+    def view(self, t, sizes, node, copy=False):
+        """t.view(sizes) (copy: t.reshape(sizes), which copies a slice whose
+        dimensions do not merge or split in place, as PyTorch does)."""
         t = self.tensor(t, node)
         if not t.identity():
             raise FrontendError("view/reshape of a transposed tensor is not supported "
@@ -219,14 +221,211 @@ class Ops:
                 dims.append(axis)
                 axis += 1
         rtype = MemRef(tuple(target), t.type.dtype)
+        if t.type.strides is not None:
+            strided = self.strided_view(t.type, tuple(target), node, not copy)
+            if strided is None:
+                t = self.contiguous_copy(t, node)
+            else:
+                rtype = strided
         if rtype == t.type:
             return V.Tensor(t.value, dims)
         out = self.fresh("view", rtype)
         self.em.op([out], lambda: "tx.view %s : %s -> %s" % (t.value, t.type, out.type), node)
         return V.Tensor(out, dims)
 
+    def contiguous_copy(self, t, node):
+        """A fresh buffer (memref.alloc) holding t's elements (tx.copy)."""
+        out = self.alloc(t.type.contiguous(), t, node, "contiguous")
+        self.em.op([], lambda: "tx.copy %s into %s : %s, %s" % (
+            t.value, out, t.type, out.type), node)
+        return V.Tensor(out, t.dims)
+
+    def alloc(self, rtype, like, node, hint):
+        """memref.alloc of `rtype`, its token size that of tensor `like`."""
+        sizes = ""
+        if rtype.shape and rtype.shape[0] is None:
+            c0 = self.em.constant(0, "index", node)
+            n = self.em.fresh("tokens", "index")
+            self.em.op([n], lambda: "memref.dim %s, %s : %s" % (like.value, c0, like.type),
+                       node)
+            sizes = str(n)
+        out = self.fresh(hint, rtype)
+        self.em.op([out], lambda: "memref.alloc(%s) : %s" % (sizes, out.type), node)
+        return out
+
+    def strided_view(self, src, shape, node, required=True):
+        """tx.view's rule for a strided source (PyTorch's view: the leading
+        dynamic token dimension stays, the rest is split or merged only
+        within runs of contiguous dimensions)."""
+        strides, offset = src.layout()
+        lead = 1 if src.shape and src.shape[0] is None else 0
+        if (shape[:lead] != src.shape[:lead] or None in shape[lead:]
+                or None in src.shape[lead:]):
+            raise FrontendError("view of a slice must keep the token dimension first", node)
+        view = _view_strides(src.shape[lead:], strides[lead:], shape[lead:])
+        if view is None:
+            if not required:
+                return None
+            raise FrontendError("view of %s as [%s] splits or merges dimensions that are "
+                                "not contiguous (PyTorch's view fails too; reshape copies)"
+                                % (src, ", ".join("tokens" if d is None else str(d)
+                                                  for d in shape)), node)
+        return MemRef(shape, src.dtype, strides[:lead] + view, offset)
+
+    # -- indexing, slicing, splitting, concatenation ----------------------------
     def tensor_index(self, t, key, node):
-        raise FrontendError("tensor indexing/slicing is not supported yet", node)
+        """t[...]: slices (step 1) of static dimensions are tx.slice views;
+        `None` adds a size-1 dimension, `...` stands for the rest, an int
+        indexes a size-1 dimension (the batch) away."""
+        t = self.tensor(t, node)
+        key = list(key) if isinstance(key, tuple) else [key]
+        if sum(k is Ellipsis for k in key) > 1:
+            raise FrontendError("an index may have one '...'", node)
+        used = sum(k is not None and k is not Ellipsis for k in key)
+        if used > len(t.dims):
+            raise FrontendError("too many indices (%d) for a tensor of %d dimensions"
+                                % (used, len(t.dims)), node)
+        if Ellipsis in key:
+            i = key.index(Ellipsis)
+            key[i:i + 1] = [slice(None)] * (len(t.dims) - used)
+        else:
+            key += [slice(None)] * (len(t.dims) - used)
+        dims, d = [], 0
+        for k in key:
+            if k is None:
+                dims.append(None)
+                continue
+            axis = t.dims[d]
+            d += 1
+            if isinstance(k, bool) or not isinstance(k, (int, slice)):
+                raise FrontendError("unsupported index %s: only slices of numbers known at "
+                                    "import, None, ... and 0 for a size-1 dimension"
+                                    % self.describe(k), node)
+            if isinstance(k, int):
+                if axis is not None or k not in (0, -1):
+                    raise FrontendError("indexing one position of a dimension (of size %s) "
+                                        "is not supported: only of a size-1 dimension"
+                                        % self.size_of(t, axis), node)
+                continue
+            if axis is None:
+                if k.indices(1) != (0, 1, 1):
+                    raise FrontendError("a slice of a size-1 dimension must keep it", node)
+                dims.append(None)
+                continue
+            t = self.slice_axis(t, axis, k, node)
+            dims.append(axis)
+        return V.Tensor(t.value, dims)
+
+    def size_of(self, t, axis):
+        return 1 if axis is None else (
+            "tokens" if t.type.shape[axis] is None else t.type.shape[axis])
+
+    def slice_axis(self, t, axis, k, node):
+        """t sliced by the Python slice `k` along buffer axis `axis`."""
+        for v in (k.start, k.stop, k.step):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise FrontendError("slice bounds must be numbers known at import, got %s"
+                                    % self.describe(v), node)
+        size = t.type.shape[axis]
+        if size is None:
+            if (k.start, k.stop, k.step) in ((None, None, None), (0, None, None)):
+                return t
+            raise FrontendError("slicing the token dimension is not supported (its size "
+                                "is dynamic)", node)
+        start, stop, step = k.indices(size)
+        if step != 1:
+            raise FrontendError("slices with a step are not supported", node)
+        if stop <= start:
+            raise FrontendError("empty slice [%d:%d] of a dimension of size %d"
+                                % (start, stop, size), node)
+        return self.narrow(t, axis, start, stop - start, node)
+
+    def narrow(self, t, axis, start, length, node):
+        """tx.slice of buffer axis `axis` (a view, no copy)."""
+        if start == 0 and length == t.type.shape[axis]:
+            return t
+        strides, offset = t.type.layout()
+        shape = list(t.type.shape)
+        shape[axis] = length
+        rtype = MemRef(shape, t.type.dtype, strides, offset + start * strides[axis])
+        out = self.fresh("slice", rtype)
+        self.em.op([out], lambda: "tx.slice %s dim %d offset %d size %d : %s -> %s" % (
+            t.value, axis, start, length, t.type, out.type), node)
+        return V.Tensor(out, t.dims)
+
+    def dim_axis(self, t, dim, node):
+        """The buffer axis of PyTorch dimension `dim` (which must be a
+        real one: not a size-1 batch or unsqueezed dimension)."""
+        if isinstance(dim, bool) or not isinstance(dim, int) or not \
+                -len(t.dims) <= dim < len(t.dims):
+            raise FrontendError("dim must be a number in [-%d, %d), got %s"
+                                % (len(t.dims), len(t.dims), self.describe(dim)), node)
+        axis = t.dims[dim]
+        if axis is None:
+            raise FrontendError("splitting or concatenating along a size-1 dimension is "
+                                "not supported", node)
+        if t.type.shape[axis] is None:
+            raise FrontendError("splitting or concatenating along the token dimension is "
+                                "not supported (its size is dynamic)", node)
+        return axis
+
+    def split(self, t, sizes, dim, node, chunks=None):
+        """t.split(size or sizes, dim) / t.chunk(chunks, dim): a tuple of
+        tx.slice views."""
+        t = self.tensor(t, node)
+        axis = self.dim_axis(t, dim, node)
+        total = t.type.shape[axis]
+        if chunks is not None:
+            if isinstance(chunks, bool) or not isinstance(chunks, int) or chunks < 1:
+                raise FrontendError("chunk count must be a positive number, got %s"
+                                    % self.describe(chunks), node)
+            sizes = -(-total // chunks)
+        if isinstance(sizes, int) and not isinstance(sizes, bool) and sizes > 0:
+            sizes = [min(sizes, total - o) for o in range(0, total, sizes)]
+        if not isinstance(sizes, (list, tuple)) or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
+            raise FrontendError("split sizes must be positive numbers known at import, got "
+                                "%s" % self.describe(sizes), node)
+        if sum(sizes) != total:
+            raise FrontendError("split sizes %s do not add up to the dimension's %d"
+                                % (list(sizes), total), node)
+        parts, start = [], 0
+        for n in sizes:
+            parts.append(self.narrow(t, axis, start, n, node))
+            start += n
+        if getattr(self, "test_break", None) == "split-order" and len(set(sizes)) == 1:
+            parts.reverse()  # testing only: the pieces in the wrong order
+        return tuple(parts)
+
+    def cat(self, tensors, dim, node):
+        """torch.cat: a fresh buffer (memref.alloc) with each tensor copied
+        into its slice (tx.copy into tx.slice)."""
+        if not isinstance(tensors, (tuple, list)) or not tensors:
+            raise FrontendError("torch.cat takes a non-empty tuple or list of tensors", node)
+        ts = [self.tensor(x, node, "a concatenated tensor") for x in tensors]
+        first = ts[0]
+        axis = self.dim_axis(first, dim, node)
+        for x in ts[1:]:
+            if [a for a in x.dims if a is not None] != [a for a in first.dims
+                                                       if a is not None] or \
+                    x.type.dtype != first.type.dtype or len(x.type.shape) != \
+                    len(first.type.shape) or any(
+                        a != b for i, (a, b) in enumerate(zip(x.type.shape, first.type.shape))
+                        if i != axis):
+                raise FrontendError("torch.cat of tensors that differ in shape or order "
+                                    "(%s, %s) other than along dim %d"
+                                    % (first.type, x.type, dim), node)
+        shape = list(first.type.shape)
+        shape[axis] = sum(x.type.shape[axis] for x in ts)
+        out = self.alloc(MemRef(shape, first.type.dtype), first, node, "cat")
+        whole = V.Tensor(out, first.dims)
+        start = 0
+        for x in ts:
+            part = self.narrow(whole, axis, start, x.type.shape[axis], node)
+            self.em.op([], lambda x=x, part=part: "tx.copy %s into %s : %s, %s" % (
+                x.value, part.value, x.type, part.type), node)
+            start += x.type.shape[axis]
+        return whole
 
     def method(self, obj, name, args, kwargs, node):
         if isinstance(obj, dict):
@@ -242,7 +441,7 @@ class Ops:
                                 node)
         t = obj
         if name in ("view", "reshape"):
-            return self.view(t, args, node)
+            return self.view(t, args, node, copy=name == "reshape")
         if name == "transpose":
             return self.transposed(self.tensor(t, node), args[0], args[1], node)
         if name == "permute":
@@ -267,6 +466,8 @@ class Ops:
             t = self.tensor(t, node)
             d = args[0] % (len(t.dims) + 1)
             return V.Tensor(t.value, t.dims[:d] + [None] + t.dims[d:])
+        if name in ("chunk", "split", "narrow"):
+            return self.split_method(name, t, args, kwargs, node)
         if name == "squeeze" and args:
             t = self.tensor(t, node)
             d = args[0] % len(t.dims)
@@ -287,15 +488,40 @@ class Ops:
             return self.unary_into(unary[name[:-1]], t, t, node)
         return self.opaque("Tensor.%s" % name, [t] + list(args), kwargs, node)
 
+    def split_method(self, name, t, args, kwargs, node):
+        """t.chunk(n, dim=0), t.split(size_or_sizes, dim=0), t.narrow(dim,
+        start, length) (and the torch.* functions of the same names)."""
+        from .table import _arg
+        if name == "narrow":
+            t = self.tensor(t, node)
+            axis = self.dim_axis(t, _arg(args, kwargs, 0, "dim", node), node)
+            start = _arg(args, kwargs, 1, "start", node)
+            length = _arg(args, kwargs, 2, "length", node)
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, length)) \
+                    or length < 1:
+                raise FrontendError("narrow(dim, start, length) needs numbers known at "
+                                    "import", node)
+            if start < 0:
+                start += t.type.shape[axis]
+            return self.slice_axis(t, axis, slice(start, start + length), node)
+        dim = _arg(args, kwargs, 1, "dim", node, 0)
+        if name == "chunk":
+            return self.split(t, None, dim, node, chunks=_arg(args, kwargs, 0, "chunks", node))
+        return self.split(t, _arg(args, kwargs, 0, ("split_size_or_sections", "split_size"),
+                                  node), dim, node)
+
     def unary_copy(self, t, node):
         one = self.em.constant(1.0, self.dtype, node)
-        out = self.fresh("clone", t.type)
+        out = self.fresh("clone", t.type.contiguous())
         self.em.op([out], lambda: "tx.binary mul %s, %s : %s, %s -> %s" % (
             t.value, one, t.type, self.dtype, out.type), node)
         return V.Tensor(out, t.dims)
 
     # -- transformer ops -------------------------------------------------------
-    def rotary(self, x, cos, sin, heads_dim, node):
+    def rotary(self, x, cos, sin, heads_dim, node, rotary_dim=None):
+        """tx.rotary on the first `rotary_dim` features of each head (all of
+        them by default); the rest pass through (HF's partial rotary: the
+        rotated part and the rest concatenated)."""
         x = self.tensor(x, node, "the rotary input")
         for c in (cos, sin):
             if not isinstance(c, V.Tensor) or c.role not in ("cos", "sin"):
@@ -304,13 +530,22 @@ class Ops:
         if len(x.type.shape) != 3 or x.dims[-1] != 2 or x.dims[heads_dim] != 1:
             raise FrontendError("rotary input must be [..., heads, tokens, head_dim] with "
                                 "heads at dimension %d" % heads_dim, node)
-        half = x.type.shape[2] // 2
+        head_dim = x.type.shape[2]
+        rot = head_dim if rotary_dim is None else rotary_dim
+        if isinstance(rot, bool) or not isinstance(rot, int) or rot < 2 or rot % 2 or \
+                rot > head_dim:
+            raise FrontendError("the rotary dimension must be even and within the head "
+                                "dimension %d, got %r" % (head_dim, rot), node)
         for c in (cos, sin):
-            self.fix_last(c, half, node, "rotary %s" % c.role)
-        out = self.fresh("rot", x.type)
+            self.fix_last(c, rot // 2, node, "rotary %s" % c.role)
+        part = self.narrow(x, 2, 0, rot, node)
+        out = self.fresh("rot", part.type.contiguous())
         self.em.op([out], lambda: "tx.rotary %s, %s, %s : %s, %s, %s -> %s" % (
-            x.value, cos.value, sin.value, x.type, cos.type, sin.type, out.type), node)
-        return V.Tensor(out, x.dims)
+            part.value, cos.value, sin.value, part.type, cos.type, sin.type, out.type), node)
+        if rot == head_dim:
+            return V.Tensor(out, x.dims)
+        rest = self.narrow(x, 2, rot, head_dim - rot, node)
+        return self.cat([V.Tensor(out, x.dims), rest], -1, node)
 
     def attention(self, q, k, v, mask, scale, node, heads_first):
         q, k, v = (self.tensor(a, node, "attention %s" % w) for a, w in
@@ -328,7 +563,7 @@ class Ops:
             scale = q.type.shape[2] ** -0.5
         if isinstance(scale, bool) or not isinstance(scale, (int, float)):
             raise FrontendError("attention scale must be a number known at import", node)
-        out = self.fresh("attn", q.type)
+        out = self.fresh("attn", q.type.contiguous())
         causal = " causal" if mask is not None else ""
         self.em.op([out], lambda: "tx.attention %s, %s, %s scale %s%s : %s, %s, %s -> %s" % (
             q.value, k.value, v.value, float_literal(scale), causal, q.type, k.type, v.type,
@@ -442,7 +677,7 @@ class Ops:
             collect(v)
         results = []
         if tensors:
-            results = [self.em.fresh(name.rsplit(".", 1)[-1], tensors[0].type)]
+            results = [self.em.fresh(name.rsplit(".", 1)[-1], tensors[0].type.contiguous())]
         self.em.op(results, lambda: 'tx.opaque_call "%s"(%s) : (%s) -> (%s)' % (
             name, ", ".join(str(t.value) for t in tensors),
             ", ".join(str(t.type) for t in tensors),
@@ -451,3 +686,28 @@ class Ops:
             return V.Tensor(results[0], tensors[0].dims)
         return V.Unavailable("the result of the opaque call '%s' (line %d) has no known "
                              "type" % (name, node.lineno))
+
+
+def _view_strides(old_shape, old_strides, new_shape):
+    """PyTorch's view strides (computeStride in ATen, as TxOps.cpp's
+    computeViewStrides): None when the view needs a copy."""
+    new_strides = [1] * len(new_shape)
+    if not old_shape:
+        return new_strides
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and
+                      old_strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = old_strides[d - 1]
+                tensor_numel = view_numel = 1
+    return new_strides if view_d == -1 else None

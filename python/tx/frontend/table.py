@@ -80,6 +80,14 @@ def gelu_module(tr, node, path, args, kwargs):
     return V.Activation("gelu_tanh" if approx == "tanh" else "gelu")
 
 
+def unsupported_module(why):
+    """A module class tx has no op for: an error where it is created (never
+    an op that computes something else)."""
+    def factory(tr, node, path, args, kwargs):
+        raise FrontendError(why, node)
+    return factory
+
+
 def module_list(tr, node, path, args, kwargs):
     items = _arg(args, kwargs, 0, "modules", node, [])
     return V.ModuleList(items)
@@ -94,6 +102,20 @@ MODULES = {
     "torch.nn.ReLU": activation_module("relu"),
     "torch.nn.GELU": gelu_module,
     "torch.nn.RMSNorm": norm_factory(),
+    "torch.nn.LayerNorm": unsupported_module(
+        "nn.LayerNorm is not supported: tx has no layer-norm op (only RMSNorm, "
+        "weight * x / rms(x))"),
+    "torch.nn.GroupNorm": unsupported_module(
+        "nn.GroupNorm is not supported: tx has no group-norm op"),
+    "torch.nn.Embedding": unsupported_module(
+        "nn.Embedding is not supported: import the layers from inputs_embeds"),
+}
+
+# Class names matched by suffix that tx has no op for (a file's own
+# <Model>LayerNorm is a layer norm whatever its body).
+UNSUPPORTED_SUFFIXES = {
+    "LayerNorm": "a layer norm (mean subtracted) is not supported: tx has no layer-norm "
+                 "op (only RMSNorm, weight * x / rms(x))",
 }
 
 # Class names matched by suffix when no exact entry exists: every HF model
@@ -126,6 +148,9 @@ def lookup_module(name):
     for suffix, factory in MODULE_SUFFIXES.items():
         if short.endswith(suffix):
             return factory
+    for suffix, why in UNSUPPORTED_SUFFIXES.items():
+        if short.endswith(suffix):
+            return unsupported_module("%s: %s" % (short, why))
     return None
 
 
@@ -166,6 +191,26 @@ def binary_function(kind):
     return handler
 
 
+# Partial rotary: the config key giving the fraction of each head's features
+# that are rotated (the rest pass through), as HF's rotary modules read it.
+ROTARY_FRACTION_KEYS = ("partial_rotary_factor", "rotary_pct")
+
+
+def rotary_dim(tr, x, node):
+    """The number of rotated features: head_dim * the config's fraction."""
+    data = tr.config.data
+    key = next((k for k in ROTARY_FRACTION_KEYS if data.get(k) is not None), None)
+    if key is None or not isinstance(x, V.Tensor) or x.type is None or \
+            len(x.type.shape) != 3:
+        return None
+    fraction = data[key]
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or \
+            not 0 < fraction <= 1:
+        raise FrontendError("config %s must be a number in (0, 1], got %r"
+                            % (key, fraction), node)
+    return int(x.type.shape[2] * fraction)
+
+
 def rotary_pair(tr, node, args, kwargs):
     """HF apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1)."""
     q = _arg(args, kwargs, 0, ("q", "query"), node)
@@ -173,11 +218,13 @@ def rotary_pair(tr, node, args, kwargs):
     cos = _arg(args, kwargs, 2, "cos", node)
     sin = _arg(args, kwargs, 3, "sin", node)
     heads_dim = _arg(args, kwargs, 5, "unsqueeze_dim", node, 1)
+    rot = rotary_dim(tr, q, node)
     if getattr(k, "role", None) is not None:
         raise FrontendError("the two-tensor rotary helper (q, k, cos, sin) got cos as k: "
                             "for a one-tensor helper use --helper NAME=apply_rotary_single",
                             node)
-    return (tr.rotary(q, cos, sin, heads_dim, node), tr.rotary(k, cos, sin, heads_dim, node))
+    return (tr.rotary(q, cos, sin, heads_dim, node, rot),
+            tr.rotary(k, cos, sin, heads_dim, node, rot))
 
 
 def rotary_single(tr, node, args, kwargs):
@@ -186,7 +233,24 @@ def rotary_single(tr, node, args, kwargs):
     cos = _arg(args, kwargs, 1, "cos", node)
     sin = _arg(args, kwargs, 2, "sin", node)
     heads_dim = _arg(args, kwargs, 4, "unsqueeze_dim", node, 1)
-    return tr.rotary(x, cos, sin, heads_dim, node)
+    return tr.rotary(x, cos, sin, heads_dim, node, rotary_dim(tr, x, node))
+
+
+_EAGER_ARGS = ("module", "query", "q", "key", "k", "value", "v", "attention_mask", "mask",
+               "scaling", "dropout", "sliding_window")
+
+
+def _no_other_arguments(kwargs, known, what, node):
+    """An argument the handler does not read must not change the result:
+    None, False or 0 (head_mask=None, output_attentions=False) are fine."""
+    for name, value in kwargs.items():
+        if name in known or value is None or value is False or (
+                isinstance(value, (int, float)) and not isinstance(value, bool)
+                and value == 0) or isinstance(value, (str, V.Instance)):
+            continue
+        raise FrontendError("%s: argument '%s' (%s) is not supported"
+                            % (what, name, "a tensor" if isinstance(value, V.Tensor)
+                               else type(value).__name__), node)
 
 
 def eager_attention(tr, node, args, kwargs):
@@ -202,10 +266,28 @@ def eager_attention(tr, node, args, kwargs):
     dropout = _arg(args, kwargs, 6, "dropout", node, 0.0)
     if kwargs.get("sliding_window") is not None:
         raise FrontendError("sliding-window attention is not supported", node)
+    _no_other_arguments(kwargs, _EAGER_ARGS, "eager attention", node)
     if dropout not in (0, 0.0):
         raise FrontendError("attention dropout must be 0 (inference), got %r" % (dropout,), node)
     out = tr.attention(q, k, v, mask, scaling, node, heads_first=True)
     return (tr.transposed(out, 1, 2), None)
+
+
+def cat(tr, node, args, kwargs):
+    """torch.cat(tensors, dim=0) (torch.concat, torch.concatenate)."""
+    return tr.cat(_arg(args, kwargs, 0, "tensors", node),
+                  _arg(args, kwargs, 1, ("dim", "axis"), node, 0), node)
+
+
+def split_function(name):
+    """torch.chunk/split/narrow(input, ...): the tensor methods."""
+    def handler(tr, node, args, kwargs):
+        kwargs = dict(kwargs)
+        named = [n for n in ("input", "tensor") if n in kwargs]
+        t = kwargs.pop(named[0]) if named else _arg(args, kwargs, 0, "input", node)
+        rest = list(args) if named else list(args[1:])
+        return tr.split_method(name, t, rest, kwargs, node)
+    return handler
 
 
 def sdpa(tr, node, args, kwargs):
@@ -222,6 +304,8 @@ def sdpa(tr, node, args, kwargs):
         raise FrontendError("attention dropout must be 0 (inference)", node)
     if mask is not None and not isinstance(mask, V.CausalMask):
         raise FrontendError("attn_mask must be the causal attention_mask or None", node)
+    _no_other_arguments(kwargs, ("query", "key", "value", "attn_mask", "dropout_p",
+                                 "is_causal", "scale", "enable_gqa"), "sdpa", node)
     if causal is True:
         mask = V.CausalMask()
     return tr.attention(q, k, v, mask, scale, node, heads_first=True)
@@ -239,6 +323,9 @@ FUNCTIONS = {
     "torch.mul": binary_function("mul"),
     "torch.div": binary_function("div"),
     "torch.nn.functional.scaled_dot_product_attention": sdpa,
+    "torch.cat": cat, "torch.concat": cat, "torch.concatenate": cat,
+    "torch.chunk": split_function("chunk"), "torch.split": split_function("split"),
+    "torch.narrow": split_function("narrow"),
     "apply_rotary_pos_emb": rotary_pair,
     "eager_attention_forward": eager_attention,
 }

@@ -324,6 +324,10 @@ class Translator(Ops):
                 raise FrontendError("module '%s' has no attribute '%s' (set in __init__)"
                                     % (base.cls.name, name), e)
             return base.attrs[name]
+        if isinstance(base, V.Linear) and name in ("in_features", "out_features"):
+            return getattr(base, name)
+        if isinstance(base, V.Norm) and name in ("eps", "variance_epsilon"):
+            return base.eps
         if isinstance(base, V.Tensor):
             if name == "shape":
                 return base.sizes()
@@ -421,10 +425,28 @@ class Translator(Ops):
         raise FrontendError("unsupported unary operator", e)
 
     def eval_BoolOp(self, e, env):
-        values = [self.test(v, env) for v in e.values]
-        if any(isinstance(v, V.Guard) for v in values):
-            return self.guard_logic("and" if isinstance(e.op, ast.And) else "or", values, e)
-        return all(values) if isinstance(e.op, ast.And) else any(values)
+        """`a or b` / `a and b`: on Python values as Python does (the value
+        that decides, evaluated left to right and no further: `x or d`
+        gives x); from the first guard on, arith on i1 (the Python values
+        before it did not decide, so they drop out)."""
+        is_and = isinstance(e.op, ast.And)
+        for i, operand in enumerate(e.values):
+            value = self.eval(operand, env)
+            if isinstance(value, V.Guard) or _is_layer(value):
+                first = value if isinstance(value, V.Guard) else \
+                    self.guard(value, "truthy", operand)
+                rest = [self.test(v, env) for v in e.values[i + 1:]]
+                return self.guard_logic("and" if is_and else "or", [first] + rest, e)
+            if self._truth(value, operand) != is_and or i == len(e.values) - 1:
+                return value
+
+    def _truth(self, value, node):
+        if isinstance(value, V.Tensor):
+            raise FrontendError("the truth value of a tensor depends on its data: not "
+                                "supported", node)
+        if isinstance(value, V.Unavailable):
+            raise FrontendError(value.why, node)
+        return bool(value)
 
     def eval_Compare(self, e, env):
         left = self.eval(e.left, env)
@@ -618,7 +640,10 @@ class Translator(Ops):
     def instantiate(self, cls_name, args, kwargs, node, path):
         factory = table.lookup_module(cls_name)
         if factory is not None:
-            return factory(self, node, path, args, kwargs)
+            value = factory(self, node, path, args, kwargs)
+            if isinstance(value, V.Norm) and cls_name in self.src.classes:
+                self.check_norm_body(self.src.classes[cls_name], node)
+            return value
         cls = self.src.classes.get(cls_name)
         if cls is None:
             raise FrontendError("unknown module class '%s'" % cls_name, node)
@@ -634,6 +659,21 @@ class Translator(Ops):
         return inst
 
     init_path = ""
+
+    def check_norm_body(self, cls, node):
+        """A norm class of the file is tx.rmsnorm (weight * x / rms(x)); its
+        body is not translated, but one that scales by (1 + weight), as
+        Gemma's does, computes something else: an error, not that model."""
+        for n in ast.walk(cls):
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+                sides = (n.left, n.right)
+                one = any(isinstance(x, ast.Constant) and x.value == 1 for x in sides)
+                weight = any(isinstance(a, ast.Attribute) and a.attr == "weight"
+                             for x in sides for a in ast.walk(x))
+                if one and weight:
+                    raise FrontendError(
+                        "%s scales by (1 + weight) (line %d), tx.rmsnorm by weight: this "
+                        "norm is not supported" % (cls.name, n.lineno), node)
 
     def declare(self, inst, attr, value, stmt, env):
         """`self.attr = value` in __init__: names what it declares."""
@@ -703,6 +743,8 @@ class Translator(Ops):
             return "'%s'" % v.name
         if isinstance(v, (V.FunctionRef, V.ClassRef)):
             return "'%s'" % v.name
+        if isinstance(v, V.Spec):
+            return "layer 'self.%s'" % v.path
         return "%s %r" % (type(v).__name__, v) if not isinstance(v, object.__class__) \
             else type(v).__name__
 

@@ -45,6 +45,25 @@ TX_RT_DECLARE(f16)
 TX_RT_DECLARE(bf16)
 #undef TX_RT_DECLARE
 
+/* The same on a CUDA stream: what the host code of tx-to-nvvm calls, with
+ * device buffers and the stream its call's copies and kernels are on (the
+ * collective is enqueued between them). Needs the nccl backend. */
+#define TX_RT_DECLARE_ON_STREAM(T)                                            \
+  void _mlir_ciface_tx_rt_all_reduce_##T##_on_stream(                         \
+      struct TxRtUnrankedMemRef *in, struct TxRtUnrankedMemRef *out,          \
+      int64_t group, void *stream);                                           \
+  void _mlir_ciface_tx_rt_reduce_scatter_##T##_on_stream(                     \
+      struct TxRtUnrankedMemRef *in, struct TxRtUnrankedMemRef *out,          \
+      int64_t dim, int64_t group, void *stream);                              \
+  void _mlir_ciface_tx_rt_all_gather_##T##_on_stream(                         \
+      struct TxRtUnrankedMemRef *in, struct TxRtUnrankedMemRef *out,          \
+      int64_t dim, int64_t group, void *stream);
+TX_RT_DECLARE_ON_STREAM(f32)
+TX_RT_DECLARE_ON_STREAM(f64)
+TX_RT_DECLARE_ON_STREAM(f16)
+TX_RT_DECLARE_ON_STREAM(bf16)
+#undef TX_RT_DECLARE_ON_STREAM
+
 /* This process's rank in its tensor-parallel group of `group` ranks. */
 int64_t tx_rt_rank(int64_t group);
 /* Number of processes (1 for the single backend). */

@@ -1,14 +1,17 @@
-// The CPU GEMM tiling on its own: cache blocks of the weight (loops over N
-// then K blocks, outside the token loop); per block, when the call has at
-// least gemm-pack-min-tokens rows, the operands packed (weight block
-// transposed, token rows copied) and the wider packed register tile, else
-// the direct GEMM; packed, the weight block once and the token rows per
-// block of gemm-token-block rows (all rows with gemm-token-block=0); in both, the accumulator carried through the K loop in
-// registers when AliasAnalysis proves nothing else in the loop touches it.
+// The CPU GEMM tiling on its own: a loop over N cache blocks of the weight;
+// per block, when the call has at least gemm-pack-min-tokens rows, BLIS's
+// order: the weight's N block transposed once, then per block of
+// gemm-token-block token rows (all rows with gemm-token-block=0) a loop over
+// K blocks, each copying the rows' K block and multiplying it with the
+// wider packed register tile (the output rows stay in cache across the K
+// blocks); else the direct GEMM, K blocks outside its register tiles; in
+// both, the accumulator carried through the K loop in registers when
+// AliasAnalysis proves nothing else in the loop touches it.
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize | FileCheck %s
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-pack-min-tokens=0 | FileCheck %s --check-prefix=NOPACK
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-token-block=0 | FileCheck %s --check-prefix=ONEBLOCK
 // RUN: not tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-packed-tile=8,0,8 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=parallel-blocks=true | FileCheck %s --check-prefix=PAR
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
@@ -22,13 +25,14 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK-DAG: %[[C512:.+]] = arith.constant 512 : index
 // CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
 // CHECK-DAG: %[[C128:.+]] = arith.constant 128 : index
+// CHECK-DAG: %[[C1024:.+]] = arith.constant 1024 : index
 // CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C32]]
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[C512]] step %[[C256]]
-// CHECK:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C256]]
 // CHECK:     scf.if %[[MANY]] {
-// CHECK:       %[[WT:.+]] = memref.alloc() : memref<256x256xf32>
+// CHECK:       %[[WT:.+]] = memref.alloc() : memref<1024x256xf32>
 // CHECK:       %[[AP:.+]] = memref.alloc() : memref<128x256xf32>
 // CHECK:       scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C128]]
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %[[C1024]] step %[[C256]]
 // CHECK:       %[[PACC:.+]] = vector.transfer_read
 // CHECK:       %[[PSUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%{{.+}} = %[[PACC]]) -> (vector<8x32xf32>)
 // CHECK-NOT:     vector.transfer_write
@@ -38,6 +42,7 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK:       memref.dealloc %[[AP]]
 // CHECK:       memref.dealloc %[[WT]]
 // CHECK:     } else {
+// CHECK:       scf.for %{{.+}} = %{{.+}} to %[[C1024]] step %[[C256]]
 // CHECK:       %[[ACC:.+]] = vector.transfer_read
 // CHECK:       %[[SUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%{{.+}} = %[[ACC]]) -> (vector<8x8xf32>)
 // CHECK-NOT:     vector.transfer_write
@@ -45,7 +50,7 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK:         scf.yield
 // CHECK:       vector.transfer_write %[[SUM]]
 // ONEBLOCK-LABEL: func.func @fresh_output
-// ONEBLOCK: memref.alloc() : memref<256x256xf32>
+// ONEBLOCK: memref.alloc() : memref<1024x256xf32>
 // ONEBLOCK: memref.alloc(%{{.+}}) : memref<?x256xf32>
 // ONEBLOCK-NOT: step %c128
 // ONEBLOCK: } else {
@@ -54,6 +59,28 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // NOPACK-NOT: memref.alloc()
 // NOPACK: iter_args(%{{.+}} = %{{.+}}) -> (vector<8x8xf32>)
 // BAD: error: gemm-packed-tile must be three positive sizes M,N,K
+// BAD-NOT: see current operation
+// With threads (parallel-blocks), a GEMM of fewer than 8 N blocks (here 2)
+// is split on its token count: with many tokens, packed without a further
+// check, its token blocks an scf.forall, each task with its own token
+// buffer (the weight block packed once, shared); with few, the direct
+// GEMM, its N blocks an scf.forall.
+// PAR-LABEL: func.func @fresh_output
+// PAR: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %c32
+// PAR: scf.if %[[MANY]] {
+// PAR-NOT: scf.if
+// PAR:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c256
+// PAR:       %[[WT:.+]] = memref.alloc() : memref<1024x256xf32>
+// PAR:       scf.forall (%{{.+}}) = (0) to (%{{.+}}) step (128) {
+// PAR:         %[[AP:.+]] = memref.alloc() : memref<128x256xf32>
+// PAR:         scf.for %{{.+}} = %{{.+}} to %c1024 step %c256
+// PAR:         memref.dealloc %[[AP]]
+// PAR-NEXT:  }
+// PAR:       memref.dealloc %[[WT]]
+// PAR: } else {
+// PAR:   scf.forall (%{{.+}}) in (2) {
+// PAR-NOT: memref.alloc
+// PAR:   iter_args(%{{.+}} = %{{.+}}) -> (vector<8x8xf32>)
 func.func @fresh_output(%x: memref<?x1024xf32>) -> memref<?x512xf32> {
   %c0 = arith.constant 0 : index
   %m = memref.dim %x, %c0 : memref<?x1024xf32>
@@ -78,4 +105,29 @@ func.func @fresh_output(%x: memref<?x1024xf32>) -> memref<?x512xf32> {
 func.func @output_argument(%x: memref<16x64xf32>, %w: memref<32x64xf32>, %y: memref<16x32xf32>) {
   linalg.matmul indexing_maps = [#a, #w, #c] ins(%x, %w : memref<16x64xf32>, memref<32x64xf32>) outs(%y : memref<16x32xf32>)
   return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+memref.global @wide : memref<2048x256xf32> = uninitialized
+
+// 8 N blocks: with threads they are the tasks, packed or not; the token
+// blocks of the packed GEMM stay a sequential loop over one buffer.
+// PAR-LABEL: func.func @many_n_blocks
+// PAR: scf.forall (%{{.+}}) in (8) {
+// PAR:   scf.if
+// PAR:     memref.alloc() : memref<128x256xf32>
+// PAR-NOT: scf.forall
+// PAR:     scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c128
+// PAR: return
+func.func @many_n_blocks(%x: memref<?x256xf32>) -> memref<?x2048xf32> {
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %x, %c0 : memref<?x256xf32>
+  %w = memref.get_global @wide : memref<2048x256xf32>
+  %y = memref.alloc(%m) : memref<?x2048xf32>
+  linalg.matmul indexing_maps = [#a, #w, #c] ins(%x, %w : memref<?x256xf32>, memref<2048x256xf32>) outs(%y : memref<?x2048xf32>)
+  return %y : memref<?x2048xf32>
 }

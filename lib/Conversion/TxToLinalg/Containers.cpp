@@ -52,18 +52,6 @@ static std::optional<int64_t> elementCode(Type t) {
   return std::nullopt;
 }
 
-/// "f.mlir:3:8" (or the location as MLIR prints it).
-static std::string locationText(Location loc) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (auto fl = loc->findInstanceOf<FileLineColLoc>())
-    os << fl.getFilename().getValue() << ":" << fl.getLine() << ":"
-       << fl.getColumn();
-  else
-    os << loc;
-  return s;
-}
-
 //===----------------------------------------------------------------------===//
 // Copy semantics must agree with PyTorch's reference semantics
 //===----------------------------------------------------------------------===//
@@ -201,7 +189,7 @@ struct ContainerLowering {
   /// {0}" (the runtime adds what went wrong).
   Value check(OpBuilder &b, Operation *op, Value originalContainer) {
     std::string text = "'" + op->getName().getStringRef().str() + "' at " +
-                       locationText(op->getLoc()) + ": " +
+                       shortLocation(op->getLoc()) + ": " +
                        describeOperand("container", originalContainer) +
                        " index {0}";
     messages.push_back(b.getStringAttr(text));

@@ -123,6 +123,9 @@ struct CheckedBuffer {
 /// a view of argument 2 'cos')": `role` of `op` read from tx value
 /// `original` (the value before the conversion).
 std::string describeOperand(StringRef role, Value original);
+/// "f.mlir:3:8": the first file location in `loc` (else `loc` as MLIR
+/// prints it).
+std::string shortLocation(Location loc);
 /// `describeOperand` for operand `original` of the op being lowered, with
 /// `converted` its buffer after the conversion.
 CheckedBuffer checked(StringRef role, Value original, Value converted);

@@ -29,8 +29,7 @@ using namespace mlir::tx::detail;
 /// The message of a check, carried by its call until it is numbered.
 static constexpr StringLiteral kPendingMessageAttr = "tx.runtime_check";
 
-/// "f.mlir:3:8" (or the location as MLIR prints it).
-static std::string shortLocation(Location loc) {
+std::string mlir::tx::detail::shortLocation(Location loc) {
   std::string s;
   llvm::raw_string_ostream os(s);
   if (auto fl = loc->findInstanceOf<FileLineColLoc>())

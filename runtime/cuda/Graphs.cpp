@@ -112,20 +112,7 @@ struct DriverGraphs {
   static void error(const char *caller, const std::string &message) {
     reportError(caller, message);
   }
-  static void count(Event e) {
-    Counters &c = counters();
-    switch (e) {
-    case Event::EagerCall:
-      ++c.eagerCalls;
-      return;
-    case Event::GraphCaptured:
-      ++c.graphsCaptured;
-      return;
-    case Event::GraphLaunch:
-      ++c.graphLaunches;
-      return;
-    }
-  }
+  static void count(Event e) { countEvent(counters(), e); }
 };
 using Graphs = GraphCalls<DriverGraphs>;
 } // namespace

@@ -156,20 +156,7 @@ struct EmulatedGraphs {
   static void error(const char *caller, const std::string &message) {
     reportError(std::string(caller) + ": " + message);
   }
-  static void count(Event e) {
-    Statistics &stats = mutableStatistics();
-    switch (e) {
-    case Event::EagerCall:
-      ++stats.eagerCalls;
-      return;
-    case Event::GraphCaptured:
-      ++stats.graphsCaptured;
-      return;
-    case Event::GraphLaunch:
-      ++stats.graphLaunches;
-      return;
-    }
-  }
+  static void count(Event e) { countEvent(mutableStatistics(), e); }
 };
 using Graphs = GraphCalls<EmulatedGraphs>;
 

@@ -50,6 +50,21 @@ namespace tx::gpu_graphs {
 enum class Mode { None, Eager, Capturing, Replaying };
 enum class Event { EagerCall, GraphCaptured, GraphLaunch };
 
+/// Counts `e` in a backend's counters (any struct with these three fields).
+template <typename Counters> void countEvent(Counters &c, Event e) {
+  switch (e) {
+  case Event::EagerCall:
+    ++c.eagerCalls;
+    return;
+  case Event::GraphCaptured:
+    ++c.graphsCaptured;
+    return;
+  case Event::GraphLaunch:
+    ++c.graphLaunches;
+    return;
+  }
+}
+
 /// The graphs of one function of a module (the module's slot points here).
 template <typename Graph> struct Slot {
   std::map<int64_t, Graph> graphs;

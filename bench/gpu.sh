@@ -86,7 +86,7 @@ HIDDEN=4096
 SHAPES="qkv:6144 gate_up:28672"
 MS="1 16 512 2048"
 # Types: f32 (exact FMAs), tf32 (f32 data on TF32 tensor cores,
-# gemm-mma=tf32), f16 and bf16 (tensor cores, f32 accumulation).
+# mma=tf32), f16 and bf16 (tensor cores, f32 accumulation).
 TYPES="bf16 f16 tf32 f32"
 gemm_module() { # name M N type -> path of the lowered module
   local name=$1 m=$2 n=$3 t=$4 out=$WORK/gemm_$1_$2_$4 elem=$4 mma=auto
@@ -96,7 +96,7 @@ gemm_module() { # name M N type -> path of the lowered module
       -e "s/@MMID@/$(((m - 1) / 2))/g; s/@NMID@/$(((n - 1) / 3))/g" \
       "$ROOT/bench/gpu/gemm.mlir.in" > "$out.mlir"
   "$TXOPT" "$out.mlir" \
-    --tx-to-nvvm="chip=$CHIP format=bin gemm-mma=$mma deallocate=false" \
+    --tx-to-nvvm="chip=$CHIP format=bin mma=$mma deallocate=false" \
     > "$out.llvm.mlir"
   echo "$out.llvm.mlir"
 }
@@ -138,7 +138,7 @@ if [ "$EMULATOR_STEP" = 1 ]; then
       fused-bf16) rewrite=tx-fusion rtol=3e-2 module=$WORK/emu_llama_bf16.mlir ;;
     esac
     out=$("$BUILD/bin/tx-difftest" --device=emulator --rewrite="$rewrite" \
-      --lowering="tx-to-nvvm{$EMU gemm-mma=$mma}" --tokens 8 \
+      --lowering="tx-to-nvvm{$EMU mma=$mma}" --tokens 8 \
       --tolerance "$rtol" "$module") || die "emulator: $variant: $out"
     echo "   $variant: ${out#tx-difftest: }"
   done
@@ -193,7 +193,7 @@ for variant in unfused fused fused-tf32 fused-bf16; do
   "$TXRUN" "$module" -e forward --tokens 8 --seed 3 \
     --pipeline="${prefix}tx-to-cpu" --output-dir "$WORK/cpu_$variant" >/dev/null
   "$TXRUN" "$module" -e forward --tokens 8 --seed 3 --device=cuda \
-    --pipeline="${prefix}tx-to-nvvm{chip=$CHIP format=bin gemm-mma=$mma}" \
+    --pipeline="${prefix}tx-to-nvvm{chip=$CHIP format=bin mma=$mma}" \
     --output-dir "$WORK/gpu_$variant" >/dev/null
   compare "$WORK/gpu_$variant/forward.0.npy" "$WORK/cpu_$variant/forward.0.npy" \
     "$variant" "$rtol"

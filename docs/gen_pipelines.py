@@ -38,9 +38,14 @@ def main(tx_opt, output):
             continue
         if current_indent is not None:
             opt = re.match(r"^\s+--([\w-]+)(=<[^>]*>)?\s+- (.*)$", line)
+            # The values of an enum option: `    =name   -   description`,
+            # indented less than the option.
+            value = re.match(r"^\s+=([\w-]+)\s+- (.*)$", line)
             if opt:
                 out.append("* `%s%s`: %s" % (opt[1], opt[2] or "",
                                              opt[3].strip()))
+            elif value:
+                out.append("  * `%s`: %s" % (value[1], value[2].strip()))
             elif line.strip() and not line.startswith(" " * (current_indent + 1)):
                 current_indent = None
     with open(output, "w") as f:

@@ -69,6 +69,11 @@ static cl::opt<unsigned> warmup("warmup",
 static cl::opt<bool> quick("quick",
                            cl::desc("Smoke test: M = 1,16, one repetition, "
                                     "no warm-up"));
+static cl::opt<bool> noBufferCache(
+    "no-buffer-cache",
+    cl::desc("Compile the runners without their buffer cache "
+             "(CpuRunnerOptions::bufferCache): every large buffer of a call "
+             "is malloc'ed and freed, as before the cache"));
 static cl::opt<std::string> kinds("kinds",
                                   cl::desc("Comma-separated: qkv,gate_up"),
                                   cl::init("qkv,gate_up"));
@@ -306,7 +311,8 @@ int main(int argc, char **argv) {
                << "; OPENBLAS_CORETYPE="
                << (coretype ? coretype : "(unset)") << " OPENBLAS_L2_SIZE="
                << (l2 ? l2 : "(unset)") << "; GLIBC_TUNABLES="
-               << (tunables ? tunables : "(unset)") << "\n"
+               << (tunables ? tunables : "(unset)") << "; runner buffer cache "
+               << (noBufferCache ? "off" : "on") << "\n"
                << "timing: median of interleaved repetitions after " << warm
                << " warm-up call(s); tx times include the runner's copies "
                   "of inputs and results\n"
@@ -336,6 +342,7 @@ int main(int argc, char **argv) {
 
     tx::CpuRunnerOptions unfusedOpts, fusedOpts;
     unfusedOpts.weights.seed = fusedOpts.weights.seed = seed;
+    unfusedOpts.bufferCache = fusedOpts.bufferCache = !noBufferCache;
     tx::setTextPipeline(unfusedOpts, cpuPipeline);
     tx::setTextPipeline(fusedOpts, "tx-fusion," + cpuPipeline);
     auto unfused = tx::CpuRunner::compile(*module, unfusedOpts);

@@ -8,7 +8,9 @@ Used to measure the cost of the fusion pipeline on a large module:
   tx-opt /tmp/big.mlir -tx-fusion -mlir-timing -o /dev/null
 
 Llama-3-8B shapes: hidden 4096, 32 query heads, 8 kv heads, head_dim 128,
-intermediate 14336 (only the types carry them; nothing is executed).
+intermediate 14336. `--small` writes the same layers with hidden 64, 4 query
+heads, 2 kv heads, head_dim 16, intermediate 128 (small enough to run in a
+test: test/Execution/Inputs/layers3.mlir is `gen_llama_layers.py 3 --small`).
 """
 import sys
 
@@ -55,7 +57,11 @@ def layer(i, x):
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 80
+    global H, QH, KVH, D, I
+    args = [a for a in sys.argv[1:] if a != "--small"]
+    if "--small" in sys.argv[1:]:
+        H, QH, KVH, D, I = 64, 4, 2, 16, 128
+    n = int(args[0]) if args else 80
     decls, bodies, x = [], [], "%x"
     for i in range(n):
         d, b, x = layer(i, x)

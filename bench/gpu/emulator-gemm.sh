@@ -17,7 +17,7 @@ sed -e "s/@M@/$m/g; s/@N@/$n/g; s/@K@/$k/g; s/@T@/$elem/g; s/@ITERS@/1/g" \
     -e "s/@MLAST@/$((m - 1))/g; s/@NLAST@/$((n - 1))/g" \
     -e "s/@MMID@/$(((m - 1) / 2))/g; s/@NMID@/$(((n - 1) / 3))/g" \
     "$src/bench/gpu/gemm.mlir.in" > "$work/gemm.mlir"
-tx-opt "$work/gemm.mlir" --tx-to-nvvm="format=llvm math=polynomial cuda-toolkit=none gemm-mma=$mma deallocate=false $extra" > "$work/gemm.llvm.mlir"
+tx-opt "$work/gemm.mlir" --tx-to-nvvm="format=llvm math=polynomial cuda-toolkit=none mma=$mma deallocate=false $extra" > "$work/gemm.llvm.mlir"
 got=$(mlir-runner "$work/gemm.llvm.mlir" -e main -entry-point-result=void \
   -shared-libs="$txlib/libtx_emulator_runtime.so,$llvmlib/libmlir_runner_utils.so,$llvmlib/libmlir_c_runner_utils.so" | sed -n 1,3p | tr '\n' ' ')
 python3 - "$t" "$m" "$n" "$k" "$got" <<'PY'

@@ -19,6 +19,14 @@ void registerTxDialect(DialectRegistry &registry);
 /// The tx dialect plus every upstream dialect and extension.
 void registerAllTxDialects(DialectRegistry &registry);
 
+/// What compiling tx for the CPU (tx-to-cpu, after tx-fusion and tx-sp) and
+/// running the result with mlir::ExecutionEngine need: the tx dialect, the
+/// upstream dialects those pipelines go through with the interface models
+/// and transform extensions their passes use, and the builtin and LLVM
+/// dialects' translations to LLVM IR. No GPU dialect or translation: a
+/// tx-to-nvvm lowering needs registerAllTxDialects.
+void registerTxCPUDialects(DialectRegistry &registry);
+
 /// Every tx pass and named pipeline (upstream passes not included).
 void registerTxPasses();
 

@@ -447,17 +447,22 @@ def Tx_OpaqueCallOp : Tx_Op<"opaque_call"> {
 //===----------------------------------------------------------------------===//
 
 def Tx_RMSNormOp : Tx_Op<"rmsnorm"> {
-  let summary = "RMSNorm over the last dimension: x / rms(x) * weight";
+  let summary = "RMSNorm over the last dimension: x / rms(x) * (weight_offset + weight)";
   let description = [{
+    `weight_offset` (default 0, printed only when non-zero) is added to the
+    weight: Gemma's RMSNorm scales by `1 + weight` (`offset 1.0`).
+
     ```mlir
     %y = tx.rmsnorm %x, %w eps 1.0e-06 : memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>
+    %g = tx.rmsnorm %x, %w eps 1.0e-06 offset 1.0 : memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>
     ```
   }];
-  let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$weight, F64Attr:$epsilon);
+  let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$weight, F64Attr:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_offset);
   let results = (outs Tx_FreshBuf:$result);
   let assemblyFormat = [{
-    $input `,` $weight `eps` $epsilon attr-dict `:` type($input) `,`
-    type($weight) `->` type($result)
+    $input `,` $weight `eps` $epsilon (`offset` $weight_offset^)? attr-dict `:`
+    type($input) `,` type($weight) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -465,7 +470,7 @@ def Tx_RMSNormOp : Tx_Op<"rmsnorm"> {
 def Tx_AddRMSNormOp : Tx_Op<"add_rmsnorm"> {
   let summary = "Fused residual add + RMSNorm (vLLM's fused_add_rms_norm)";
   let description = [{
-    `residual_out = input + residual; result = rmsnorm(residual_out) * weight`.
+    `residual_out = input + residual; result = rmsnorm(residual_out) * (weight_offset + weight)`.
 
     ```mlir
     %y, %r = tx.add_rmsnorm %x, %res, %w eps 1.0e-06
@@ -473,11 +478,37 @@ def Tx_AddRMSNormOp : Tx_Op<"add_rmsnorm"> {
     ```
   }];
   let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$residual,
-                       Tx_ReadBuf:$weight, F64Attr:$epsilon);
+                       Tx_ReadBuf:$weight, F64Attr:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_offset);
   let results = (outs Tx_FreshBuf:$result, Tx_FreshBuf:$residual_out);
   let assemblyFormat = [{
-    $input `,` $residual `,` $weight `eps` $epsilon attr-dict `:` type($input)
-    `,` type($residual) `,` type($weight) `->` type($result) `,` type($residual_out)
+    $input `,` $residual `,` $weight `eps` $epsilon (`offset` $weight_offset^)?
+    attr-dict `:` type($input) `,` type($residual) `,` type($weight) `->`
+    type($result) `,` type($residual_out)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tx_LayerNormOp : Tx_Op<"layernorm"> {
+  let summary = "LayerNorm over the last dimension: (x - mean) / std * weight (+ bias)";
+  let description = [{
+    `result = (x - mean(x)) * rsqrt(var(x) + epsilon) * weight + bias` over
+    the last dimension, with the biased variance of the centred values (as
+    `torch.nn.LayerNorm`); `bias` is optional (`nn.LayerNorm(bias=False)`).
+    16-bit inputs are normalised in f32.
+
+    ```mlir
+    %y = tx.layernorm %x, %w, %b eps 1.0e-05 : memref<?x64xf32>, memref<64xf32>, memref<64xf32> -> memref<?x64xf32>
+    %z = tx.layernorm %x, %w eps 1.0e-05 : memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$weight,
+                       Arg<Optional<AnyMemRef>, "bias read", [MemRead]>:$bias,
+                       F64Attr:$epsilon);
+  let results = (outs Tx_FreshBuf:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `eps` $epsilon attr-dict `:` type($input)
+    `,` type($weight) (`,` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -699,6 +699,18 @@ LogicalResult AddRMSNormOp::verify() {
                                  "residual_out");
 }
 
+LogicalResult LayerNormOp::verify() {
+  if (failed(verifyNormWeight(*this, getInput(), getWeight(),
+                              getEpsilon().convertToDouble())))
+    return failure();
+  if (Value bias = getBias())
+    if (bias.getType() != getWeight().getType())
+      return emitOpError() << "bias type " << bias.getType()
+                           << " must be the weight type "
+                           << getWeight().getType();
+  return verifyElementwiseResult(*this, getInput(), getResult(), "result");
+}
+
 LogicalResult RotaryOp::verify() {
   auto in = cast<MemRefType>(getInput().getType());
   if (failed(verifyFloatElements(*this, in, "input")))

@@ -1,6 +1,8 @@
 //===- CpuRunner.cpp - lower, JIT and call a tx module --------------------===//
 
 #include "TxDialect/Execution/CpuRunner.h"
+#include "AsyncTasks.h"
+#include "BufferCache.h"
 #include "Containers.h"
 #include "RuntimeChecks.h"
 #include "TxDialect/TxDialect.h"
@@ -23,6 +25,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -154,21 +157,42 @@ static llvm::Error callIfPresent(ExecutionEngine &engine, llvm::StringRef name,
       runtimeChecks);
 }
 
+/// ExecutionEngines of runners, alive now (CpuRunner::liveEngines).
+static std::atomic<int64_t> liveEngineCount{0};
+
+int64_t CpuRunner::liveEngines() { return liveEngineCount.load(); }
+
+CpuRunner::CpuRunner()
+    : asyncTasks(std::make_shared<detail::TaskCounter>()) {}
+
 CpuRunner::~CpuRunner() {
-  // Device memory the module holds (tx-to-nvvm's resident weights).
-  if (engine)
+  if (!engine)
+    return;
+  {
+    // Device memory the module holds (tx-to-nvvm's resident weights).
+    detail::TaskCounter::Scope scope(asyncTasks, bufferCache.get());
     llvm::consumeError(
         callIfPresent(*engine, "__tx_gpu_release_weights", runtimeChecks));
+  }
   // A worker thread of the async runtime can still be returning through the
   // JIT'd code of a call's last task after the caller, woken by that task's
-  // token, has gone on: unmapping the code then crashes that thread (seen at
-  // tx-run's exit with threads=2, about 1 run in 40 under load). The runtime,
-  // loaded once for the process, offers no way to wait for its workers (its
-  // shutdown hook destroys the process-wide runtime that later runners use),
-  // so the code of such a module stays mapped: the engine is not destroyed.
-  if (usesAsyncRuntime)
+  // token, has gone on (AsyncTasks.h): the code stays mapped until every
+  // task has returned. A task that never does (none is known) keeps the
+  // engine and the buffers it may still free alive.
+  if (!asyncTasks->waitIdle(std::chrono::minutes(1))) {
     (void)engine.release();
+    (void)bufferCache.release();
+    return;
+  }
+  engine.reset();
+  --liveEngineCount;
 }
+
+BufferCacheStats CpuRunner::bufferCacheStats() const {
+  return bufferCache ? bufferCache->stats() : BufferCacheStats();
+}
+
+uint64_t CpuRunner::asyncTasksStarted() const { return asyncTasks->total(); }
 
 llvm::Expected<std::unique_ptr<CpuRunner>>
 CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
@@ -183,6 +207,7 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   ctx->loadAllAvailableDialects();
 
   std::unique_ptr<CpuRunner> runner(new CpuRunner());
+  runner->bufferCache = std::make_unique<detail::BufferCache>(options.bufferCache);
   // Signatures and weights come from the module as written.
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic())
@@ -309,7 +334,6 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   });
   if (usesAsync)
     libs.push_back(TX_MLIR_ASYNC_RUNTIME);
-  runner->usesAsyncRuntime = usesAsync;
   for (const std::string &l : libs) {
     std::string loadError;
     if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(l.c_str(),
@@ -328,7 +352,9 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   if (!engine)
     return engine.takeError();
   runner->engine = std::move(*engine);
-  runner->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  ++liveEngineCount;
+  runner->engine->registerSymbols([usesAsync](
+                                      llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     map[interner(kRuntimeCheckFunctionName)] = {
         llvm::orc::ExecutorAddr::fromPtr(detail::runtimeCheckFailedAddress()),
@@ -342,6 +368,15 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     for (auto [name, address] : detail::containerRuntimeSymbols())
       map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                              llvm::JITSymbolFlags::Exported};
+    // The code's malloc/free go to the runner's buffer cache; its async
+    // tasks are counted (AsyncTasks.h).
+    for (auto [name, address] : detail::BufferCache::runtimeSymbols())
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    if (usesAsync)
+      for (auto [name, address] : detail::asyncTaskSymbols())
+        map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                               llvm::JITSymbolFlags::Exported};
     return map;
   });
   if (options.extraSymbols)
@@ -356,6 +391,8 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     break;
   }
   auto loadStart = std::chrono::steady_clock::now();
+  detail::TaskCounter::Scope scope(runner->asyncTasks,
+                                   runner->bufferCache.get());
   // tx-to-nvvm keeps the weights in device memory: allocated now, once
   // (uploaded from the module's globals, or written below piece by piece).
   if (llvm::Error e = callIfPresent(*runner->engine, "__tx_gpu_load_weights",
@@ -429,10 +466,12 @@ static llvm::Error writeDeviceWeight(void (*write)(void **),
 }
 
 llvm::Error CpuRunner::releaseDeviceWeights() {
+  detail::TaskCounter::Scope scope(asyncTasks, bufferCache.get());
   return callIfPresent(*engine, "__tx_gpu_release_weights", runtimeChecks);
 }
 
 llvm::Error CpuRunner::bindWeights(const WeightSource &source) {
+  detail::TaskCounter::Scope scope(asyncTasks, bufferCache.get());
   hostWeightBytesHeld = 0;
   for (const WeightBinding &b : bindings) {
     // Device-resident without a host copy: written piece by piece.
@@ -586,7 +625,11 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
   // Inputs are copied (converted to their element type): the function may
   // write them in place.
   // (Not value-initialised: every byte is written by storeElements.)
-  std::vector<std::unique_ptr<char[]>> scratch;
+  // Large ones come from the buffer cache (freed into it below).
+  struct Release {
+    void operator()(char *p) const { detail::BufferCache::release(p); }
+  };
+  std::vector<std::unique_ptr<char, Release>> scratch;
   std::vector<Descriptor> argDescs;
   std::vector<float> scalars;
   // Integer arguments (little-endian: an i1 or i32 loads the low bytes) and
@@ -615,8 +658,14 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
       continue;
     }
     ElementType element = tensorArgs[i]->element;
-    scratch.emplace_back(new char[std::max<size_t>(1, t.data.size()) *
-                                  elementBytes(element)]);
+    size_t bytes = std::max<size_t>(1, t.data.size()) * elementBytes(element);
+    scratch.emplace_back(static_cast<char *>(
+        bytes >= detail::BufferCache::kMinBytes ? bufferCache->allocate(bytes)
+                                                : std::malloc(bytes)));
+    if (!scratch.back())
+      return createStringError(std::errc::not_enough_memory,
+                               "cannot allocate %zu bytes for input #%zu",
+                               bytes, i);
     storeElements(t.data.data(), t.data.size(), element,
                   scratch.back().get());
     Descriptor d(t.shape.size());
@@ -673,6 +722,7 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
   std::optional<detail::RuntimeCheckFailure> failure;
   {
     detail::ActiveProfile profiling(profileCounters.get());
+    detail::TaskCounter::Scope scope(asyncTasks, bufferCache.get());
     failure = detail::invokeWithRuntimeChecks(*entry, packed.data());
   }
   if (llvm::Error error = callFailureError(name, failure, runtimeChecks))
@@ -735,8 +785,9 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
         !owned.count(alloc) && !weightsAddrs.count(alloc))
       toFree.insert(alloc);
   }
-  // Buffers from memref.alloc (malloc in the lowered code).
+  // Buffers from memref.alloc (malloc in the lowered code): to the
+  // allocator the code's malloc took them from.
   for (void *p : toFree)
-    std::free(p);
+    detail::BufferCache::release(p);
   return results;
 }

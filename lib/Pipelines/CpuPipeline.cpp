@@ -51,6 +51,10 @@ static void addTxToCPUPasses(OpPassManager &pm, const TxToCPUOptions &options,
   toLinalg.rowAttention = true;
   toLinalg.rowLoops = options.rowLoops;
   pm.addPass(createTxToLinalg(toLinalg));
+  // Weights are get_global values now, which can become arguments. The
+  // profile's brackets must stay per layer, so it keeps every layer inline.
+  if (options.outlineLayers && !options.profile)
+    pm.addPass(createTxOutlineIdenticalLayers());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTxReturnContiguous());
@@ -102,10 +106,14 @@ static void addTxToCPUPasses(OpPassManager &pm, const TxToCPUOptions &options,
   pm.addNestedPass<func::FuncOp>(createTxLowerStructuredControlFlow());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // erf and tanh have no LLVM intrinsic: they become libm calls (erff,
-  // tanhf), which the ExecutionEngine resolves in the host process. Before
-  // the vector lowering: on vectors (rows, vectorised static ops) the calls
-  // are per lane, through vector.extract/insert.
+  // exp, tanh and erf on f32 vectors: polynomials in vector registers.
+  if (options.math == CpuMath::Polynomial)
+    pm.addPass(createTxCpuApproximateMath());
+  // Otherwise (math=libm, scalars) exp and tanh are LLVM intrinsics, which
+  // LLVM scalarises into libm calls per lane; erf has none: it becomes a
+  // libm call (erff), which the ExecutionEngine resolves in the host
+  // process. Before the vector lowering: on vectors (rows, vectorised static
+  // ops) the calls are per lane, through vector.extract/insert.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass());
@@ -124,27 +132,27 @@ void tx::buildTxToCPUPipeline(OpPassManager &pm,
       createTxCpuTileAndVectorize(tileOptions(options, options.tile)));
 }
 
-/// tx-to-cpu{...}: the entries that are not the pipeline's own options are
-/// tx-cpu-tile-and-vectorize's, parsed by that pass over the values
-/// tx-to-cpu gives it.
-static LogicalResult buildTxToCPUPipelineFromText(
-    OpPassManager &pm, const TxToCPUOptions &options, StringRef tileOptionsText,
-    function_ref<LogicalResult(const Twine &)> errorHandler) {
-  std::unique_ptr<Pass> tile = createTxCpuTileAndVectorize(
-      tileOptions(options, TxCpuTileAndVectorizeOptions()));
-  if (failed(tile->initializeOptions(tileOptionsText, errorHandler)))
-    return failure();
-  addTxToCPUPasses(pm, options, std::move(tile));
-  return success();
+/// tx-to-cpu{...}'s pass with options of its own: the entries that are not
+/// the pipeline's are tx-cpu-tile-and-vectorize's, parsed by that pass over
+/// the values tx-to-cpu gives it.
+static PipelinePasses createTxToCPUOptionPasses(const TxToCPUOptions &options) {
+  PipelinePasses passes;
+  passes.push_back(createTxCpuTileAndVectorize(
+      tileOptions(options, TxCpuTileAndVectorizeOptions())));
+  return passes;
 }
 
 void tx::registerTxCPUPasses() {
   registerTxConversionPasses();
   registerTxCPUCodegenPasses();
-  registerModulePipelineWithPass<TxToCPUOptions>(
+  registerModulePipelineWithPasses<TxToCPUOptions>(
       kTxToCPUPipelineName,
       "Lower tx to the LLVM dialect for the CPU (tiled, vectorised GEMMs); "
       "run the result with tx-run or mlir::ExecutionEngine. Options: these, "
       "and those of tx-cpu-tile-and-vectorize (gemm-tile=8,8,8 ...)",
-      buildTxToCPUPipelineFromText);
+      createTxToCPUOptionPasses,
+      [](OpPassManager &pm, const TxToCPUOptions &options,
+         PipelinePasses passes) {
+        addTxToCPUPasses(pm, options, std::move(passes.front()));
+      });
 }

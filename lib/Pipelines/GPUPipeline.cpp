@@ -4,7 +4,6 @@
 #include "TxDialect/Codegen/GPUTarget.h"
 #include "TxDialect/Conversion/CollectivesToRuntime.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
-#include "TxDialect/Pipelines/ModulePipeline.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -20,15 +19,26 @@
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::tx {
-#define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "TxDialect/Codegen/GPUPasses.h.inc"
 } // namespace mlir::tx
 
 using namespace mlir;
+using namespace mlir::tx;
 
-void tx::buildTxToNVVMPipeline(OpPassManager &pm,
-                               const TxToNVVMOptions &options) {
+/// tx-gpu-tile-contractions' options as tx-to-nvvm runs it: on the
+/// pipeline's chip.
+static TxGPUTileContractionsOptions
+gemmOptions(const TxToNVVMOptions &options, TxGPUTileContractionsOptions gemm) {
+  gemm.chip = options.chip;
+  return gemm;
+}
+
+/// The pipeline, with `gemm` the tx-gpu-tile-contractions pass it runs and
+/// `deviceBuffers` the tx-gpu-device-buffers pass it runs with memory=device.
+static void addTxToNVVMPasses(OpPassManager &pm, const TxToNVVMOptions &options,
+                              std::unique_ptr<Pass> gemm,
+                              std::unique_ptr<Pass> deviceBuffers) {
   std::string features = options.features.empty()
                              ? defaultPTXFeature(options.chip)
                              : std::string(options.features);
@@ -75,21 +85,7 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
 
   // GEMMs first: they get the shared-memory tiled kernel; everything else
   // (norms, elementwise, fills, copies) takes the parallel-loop path below.
-  TxGPUTileContractionsOptions gemm;
-  gemm.blockTile.assign(options.gemmBlockTile.begin(),
-                        options.gemmBlockTile.end());
-  gemm.threadTile.assign(options.gemmThreadTile.begin(),
-                         options.gemmThreadTile.end());
-  gemm.chip = options.chip;
-  gemm.mma = options.gemmMma;
-  gemm.splitKBlocks = options.gemmSplitKBlocks;
-  gemm.remarks = options.gemmRemarks;
-  gemm.testBreak = options.testBreakGemm;
-  gemm.mmaBlockTile.assign(options.gemmMmaBlockTile.begin(),
-                           options.gemmMmaBlockTile.end());
-  gemm.mmaWarpTile.assign(options.gemmMmaWarpTile.begin(),
-                          options.gemmMmaWarpTile.end());
-  pm.addPass(createTxGPUTileContractions(gemm));
+  pm.addPass(std::move(gemm));
 
   // Reductions stay sequential loops inside the parallel dimensions; the
   // tiling without min/max bounds keeps the block size static (a dynamic
@@ -108,9 +104,7 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
   if (options.memory == "host-mapped") {
     pm.addPass(createTxGPUHostRegister());
   } else {
-    TxGPUDeviceBuffersOptions device;
-    device.testUploadWeightsPerCall = options.testUploadWeightsPerCall;
-    pm.addPass(createTxGPUDeviceBuffers(device));
+    pm.addPass(std::move(deviceBuffers));
   }
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
@@ -171,11 +165,39 @@ void tx::buildTxToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void tx::buildTxToNVVMPipeline(OpPassManager &pm,
+                               const TxToNVVMOptions &options) {
+  addTxToNVVMPasses(
+      pm, options,
+      createTxGPUTileContractions(gemmOptions(options, options.gemm)),
+      createTxGPUDeviceBuffers(options.deviceBuffers));
+}
+
+/// tx-to-nvvm{...}'s passes with options of their own: the entries that are
+/// not the pipeline's go to the one that declares them, parsed over the
+/// values the pipeline gives it (the chip, split-k-blocks=256).
+static PipelinePasses createTxToNVVMOptionPasses(const TxToNVVMOptions &options) {
+  PipelinePasses passes;
+  passes.push_back(
+      createTxGPUTileContractions(gemmOptions(options, txToNVVMGemmDefaults())));
+  passes.push_back(createTxGPUDeviceBuffers());
+  return passes;
+}
+
 void tx::registerTxGPULowering() {
   registerTxGPUPasses();
-  registerModulePipeline<TxToNVVMOptions>(
+  registerModulePipelineWithPasses<TxToNVVMOptions>(
       kTxToNVVMPipelineName,
       "Lower tx (or linalg on buffers) to NVVM kernels in a gpu.binary and "
-      "host code calling the mgpu* runtime",
-      buildTxToNVVMPipeline);
+      "host code calling the mgpu* runtime. Options: these, and those of "
+      "tx-gpu-tile-contractions (block-tile=64,64,16 mma=off "
+      "split-k-blocks=N remarks ...; its chip is the pipeline's, its "
+      "split-k-blocks defaults to 256 here) and tx-gpu-device-buffers "
+      "(test-upload-weights-per-call)",
+      createTxToNVVMOptionPasses,
+      [](OpPassManager &pm, const TxToNVVMOptions &options,
+         PipelinePasses passes) {
+        addTxToNVVMPasses(pm, options, std::move(passes[0]),
+                          std::move(passes[1]));
+      });
 }

@@ -21,7 +21,7 @@
 
 // An option of neither is an error naming it.
 // RUN: not tx-opt %s --pass-pipeline='builtin.module(tx-to-cpu{threads=2 no-such-option=1})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: no such option no-such-option
+// UNKNOWN: error: tx-to-cpu has no option 'no-such-option' (its options are its own and those of tx-cpu-tile-and-vectorize)
 // UNKNOWN: failed to add `tx-to-cpu` with options `threads=2 no-such-option=1`
 
 module {

@@ -141,6 +141,20 @@ static cl::opt<bool>
                    "runtime's counters"),
           cl::cat(txRunCategory));
 
+static cl::opt<bool> noBufferCache(
+    "no-buffer-cache",
+    cl::desc("Return every buffer the JIT'ed code frees to the C library "
+             "instead of keeping the large ones (>= 128 KiB) for the next "
+             "call (the runner's buffer cache)"),
+    cl::cat(txRunCategory));
+static cl::opt<bool> runnerStats(
+    "runner-stats",
+    cl::desc("Print the runner's buffer cache counts (large allocations "
+             "served from kept buffers or the C library, bytes kept), the "
+             "async tasks started, and the ExecutionEngines alive after the "
+             "runner is destroyed"),
+    cl::cat(txRunCategory));
+
 static cl::opt<bool> testReleaseWeights(
     "test-release-weights",
     cl::desc("Testing only: release the module's device-resident weights "
@@ -292,6 +306,7 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(e)));
   options.sharedLibs = libs;
   options.dumpLowered = dumpLowered;
+  options.bufferCache = !noBufferCache;
   auto runner = tx::CpuRunner::compile(*module, options);
   if (!runner)
     return fail(llvm::toString(runner.takeError()));
@@ -537,6 +552,20 @@ int main(int argc, char **argv) {
     llvm::outs() << "  host weights: " << (*runner)->hostWeightBytes()
                  << " bytes held in the module, staging peak "
                  << (*runner)->weightStagingPeakBytes() << " bytes\n";
+  }
+  if (runnerStats) {
+    tx::BufferCacheStats cache = (*runner)->bufferCacheStats();
+    llvm::outs() << "  buffer cache" << (noBufferCache ? " (off)" : "")
+                 << ": " << cache.fromCache << " large allocations from the "
+                 << "cache, " << cache.fromSystem << " from malloc, "
+                 << cache.returnedBlocks << " returned, " << cache.keptBytes
+                 << " bytes kept (peak live " << cache.peakLiveBytes
+                 << " bytes)\n";
+    llvm::outs() << "  async tasks: " << (*runner)->asyncTasksStarted()
+                 << " started\n";
+    runner->reset();
+    llvm::outs() << "  engines alive after destroying the runner: "
+                 << tx::CpuRunner::liveEngines() << "\n";
   }
   return 0;
 }

@@ -1,9 +1,9 @@
 //===- CPUCodegen.h - linalg to vectorised CPU code -------------*- C++ -*-===//
 //
 // The CPU code generation of tx-to-cpu (lib/Codegen/CPU): its passes
-// (CPUPasses.td: tx-cpu-tile-and-vectorize, tx-split-deallocs,
-// tx-lower-structured-control-flow) and the accumulator hoisting the first
-// one runs.
+// (CPUPasses.td: tx-outline-identical-layers, tx-cpu-tile-and-vectorize,
+// tx-split-deallocs, tx-lower-structured-control-flow) and the accumulator
+// hoisting tx-cpu-tile-and-vectorize runs.
 //
 //===----------------------------------------------------------------------===//
 

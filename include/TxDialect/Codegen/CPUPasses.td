@@ -98,4 +98,52 @@ def TxLowerStructuredControlFlow
                            "::mlir::arith::ArithDialect"];
 }
 
+def TxCpuApproximateMath : Pass<"tx-cpu-approximate-math"> {
+  let summary = "Vectorised polynomial exp, tanh and erf on f32 vectors";
+  let description = [{
+    `math.exp`, `math.tanh` and `math.erf` whose result is a vector of f32
+    (silu, gelu, gelu_tanh and exp rows, vectorised softmax) become MLIR's
+    polynomial approximations (upstream
+    `populateMathPolynomialApproximationPatterns`), computed in vector
+    registers: without this pass LLVM scalarises them into one libm call per
+    lane. Scalar math keeps the libm path. The approximations flush results
+    below 2^-126 to zero; their accuracy against the exactly rounded result
+    is measured by test/Execution/approximate-math-ulp.test. tx-to-cpu runs
+    it unless `math=libm`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def TxOutlineIdenticalLayers
+    : Pass<"tx-outline-identical-layers", "::mlir::ModuleOp"> {
+  let summary = "Compile identical layers once: outline them into one function";
+  let description = [{
+    Runs after tx-to-linalg. In every single-block function, constants and
+    `memref.get_global` ops move to the entry (they are pure and have no
+    operands); the period of the function's `get_global` types (one layer's
+    weights) gives a segment length, and the longest run of top-level ops
+    repeating with that length gives the segments. Each segment is proved
+    identical to the first of its class with `OperationEquivalence`
+    (locations ignored): values defined inside map to each other, values
+    from outside map consistently (one function) to the segment's inputs,
+    so weights (get_global results) match by type; constants from outside
+    must be equal, except those only passed to calls (runtime-check
+    numbers), which become arguments. A class of at least two segments is
+    outlined into `func.func private @<function>_layer` (inputs and weights
+    as arguments, the values used after the segment as results, which must
+    be distinct fresh allocations) and every segment becomes a `func.call`.
+    Segments that are not proved identical stay as they are.
+  }];
+  let options = [
+    ListOption<"testDisableChecks", "test-disable-checks", "std::string",
+               "Testing only, UNSAFE: checks to skip, to show that the tests "
+               "catch what follows: `constants` (constants may differ, the "
+               "first segment's are used), `same-operands` (an operand that "
+               "is the same value in both segments is not mapped)">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // TX_CODEGEN_CPUPASSES

@@ -52,6 +52,8 @@ class OpPassManager;
 namespace tx {
 namespace detail {
 struct Container;
+class BufferCache;
+class TaskCounter;
 } // namespace detail
 
 //===----------------------------------------------------------------------===//
@@ -104,6 +106,25 @@ struct CpuRunnerOptions {
       extraSymbols;
   /// Print the IR after the pipeline to stderr (debugging).
   bool dumpLowered = false;
+  /// Keep the large buffers (>= 128 KiB) the JIT'ed code frees and hand
+  /// them out again in later calls, instead of returning them to the C
+  /// library (which unmaps them, so that every call faults their pages in
+  /// again). At most the runner's peak of live buffers is kept; all is
+  /// freed with the runner. Off: every buffer is malloc'ed and freed.
+  bool bufferCache = true;
+};
+
+/// What a runner's buffer cache did over its life (CpuRunnerOptions::
+/// bufferCache; counted the same when it is off, which only keeps nothing).
+struct BufferCacheStats {
+  /// Large allocations served from kept buffers / from the C library.
+  uint64_t fromCache = 0, fromSystem = 0;
+  /// Buffers given back to the C library (evicted, or freed with the cache
+  /// off).
+  uint64_t returnedBlocks = 0;
+  /// Bytes of freed buffers kept now, and the most bytes of large buffers
+  /// allocated at once (the bound of what is kept).
+  uint64_t keptBytes = 0, peakLiveBytes = 0;
 };
 
 class CpuRunner {
@@ -125,7 +146,8 @@ public:
   /// a mismatch ends the call with an error naming the op, its location and
   /// both operands and sizes, e.g. "'tx.rotary' at m.mlir:9:10: input
   /// (argument 0 'x') dim 0 = 8 but cos (argument 1 'cos') dim 0 = 3". (The
-  /// buffers the call allocated before the check are not freed.)
+  /// buffers the call allocated before the check are freed with the runner
+  /// when they are large, BufferCacheStats, and never when small.)
   llvm::Expected<std::vector<Tensor>> call(llvm::StringRef name,
                                            const std::vector<Tensor> &inputs);
   /// (In `call`, `inputs` has one tensor per argument that is not a
@@ -171,15 +193,26 @@ public:
   /// Forgets the calls so far (e.g. the warm-up call).
   void resetProfile();
 
+  /// The buffer cache's counts (CpuRunnerOptions::bufferCache).
+  BufferCacheStats bufferCacheStats() const;
+  /// Async tasks (tx-to-cpu{threads=N}) the module's calls started.
+  uint64_t asyncTasksStarted() const;
+  /// ExecutionEngines of runners alive in the process: a destroyed runner
+  /// destroys its engine once its async tasks have all returned.
+  static int64_t liveEngines();
+
   /// Of compileSeconds, the seconds `compile` spent binding the weights
   /// (reading or generating them and storing them into the globals).
   double weightLoadSeconds() const { return weightLoadTime; }
 
 private:
-  CpuRunner() = default;
+  CpuRunner();
+  /// Where the JIT'ed code's large buffers come from and go to (outlives
+  /// the engine).
+  std::unique_ptr<detail::BufferCache> bufferCache;
+  /// The async tasks the module's code started and that have not returned.
+  std::shared_ptr<detail::TaskCounter> asyncTasks;
   std::unique_ptr<ExecutionEngine> engine;
-  /// The module runs tasks on MLIR's async runtime (tx-to-cpu{threads=N}).
-  bool usesAsyncRuntime = false;
   std::vector<std::pair<std::string, FunctionSignature>> signatures;
   std::vector<WeightBinding> bindings;
   /// The lowered module's `tx.runtime_checks` messages (TxToLinalg.h).

@@ -21,6 +21,15 @@ namespace tx {
 /// The pipeline's name in pipeline text.
 inline constexpr llvm::StringLiteral kTxToCPUPipelineName = "tx-to-cpu";
 
+/// How tx-to-cpu computes exp, tanh and erf on f32 vectors (`math=`).
+enum class CpuMath {
+  /// MLIR's polynomial approximations, in vector registers
+  /// (tx-cpu-approximate-math).
+  Polynomial,
+  /// LLVM's intrinsics and libm, one call per vector lane.
+  Libm,
+};
+
 /// The pipeline's own options, and `tile`: those of tx-cpu-tile-and-vectorize
 /// (CPUPasses.td), which `tx-to-cpu{...}` takes too (`gemm-tile=4,4,4`).
 struct TxToCPUOptions : public PipelineOptionsWithPass<TxToCPUOptions> {
@@ -57,11 +66,34 @@ struct TxToCPUOptions : public PipelineOptionsWithPass<TxToCPUOptions> {
       llvm::cl::desc("Time every tx op's lowered code (tx-profile-ops; "
                      "tx-run --profile prints the table)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> outlineLayers{
+      *this, "outline-layers",
+      llvm::cl::desc("Compile identical layers once: after tx-to-linalg, "
+                     "repeated segments proved identical become calls of "
+                     "one function taking the weights as arguments "
+                     "(tx-outline-identical-layers; not with profile, whose "
+                     "table names each layer's ops)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Insert deallocations of temporaries "
                      "(ownership-based buffer deallocation)"),
       llvm::cl::init(true)};
+  PassOptions::Option<CpuMath> math{
+      *this, "math",
+      llvm::cl::desc("exp, tanh and erf on f32 vectors (silu, gelu, "
+                     "gelu_tanh, exp rows): polynomial (default; MLIR's "
+                     "approximations in vector registers, measured: exp "
+                     "within 5 ulp, silu 4, gelu and gelu_tanh 2 ulp of "
+                     "max(|result|, |x|); results below 2^-126 flush to "
+                     "zero; 7-10x faster silu) or libm (LLVM's intrinsics "
+                     "and libm, one call per vector lane: exp within 0.51 "
+                     "ulp)"),
+      llvm::cl::init(CpuMath::Polynomial),
+      llvm::cl::values(
+          clEnumValN(CpuMath::Polynomial, "polynomial",
+                     "MLIR's polynomial approximations"),
+          clEnumValN(CpuMath::Libm, "libm", "libm, one call per lane"))};
 
   /// The options of tx-cpu-tile-and-vectorize, used when `vectorize` is
   /// set; its `parallelBlocks` is set from `threads`.

@@ -10,23 +10,39 @@
 #ifndef TXDIALECT_PIPELINES_GPUPIPELINE_H
 #define TXDIALECT_PIPELINES_GPUPIPELINE_H
 
-#include "mlir/Pass/PassOptions.h"
+#include "TxDialect/Codegen/GPUCodegen.h"
+#include "TxDialect/Pipelines/PipelinePassOptions.h"
 
-#include <memory>
 #include <string>
 
 namespace mlir {
 class OpPassManager;
-class Pass;
 namespace tx {
 
 /// The pipeline's name in pipeline text.
 inline constexpr llvm::StringLiteral kTxToNVVMPipelineName = "tx-to-nvvm";
 
-struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
+/// The split-k-blocks tx-to-nvvm gives tx-gpu-tile-contractions unless told
+/// otherwise (the pass alone defaults to 0, off): decode GEMMs with few
+/// output tiles spread their K over more blocks.
+inline constexpr int64_t kTxToNVVMSplitKBlocks = 256;
+
+/// tx-gpu-tile-contractions' options as tx-to-nvvm starts from them.
+inline TxGPUTileContractionsOptions txToNVVMGemmDefaults() {
+  TxGPUTileContractionsOptions gemm;
+  gemm.splitKBlocks = kTxToNVVMSplitKBlocks;
+  return gemm;
+}
+
+/// The pipeline's own options, and `gemm` and `deviceBuffers`: those of
+/// tx-gpu-tile-contractions and tx-gpu-device-buffers (GPUPasses.td), which
+/// `tx-to-nvvm{...}` takes too under the passes' own names
+/// (`tx-to-nvvm{chip=sm_80 mma=off split-k-blocks=0}`).
+struct TxToNVVMOptions : public PipelineOptionsWithPass<TxToNVVMOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip",
-      llvm::cl::desc("Target chip (sm_80, sm_90, sm_90a, ...)"),
+      llvm::cl::desc("Target chip (sm_80, sm_90, sm_90a, ...), also given "
+                     "to tx-gpu-tile-contractions"),
       llvm::cl::init("sm_90")};
   PassOptions::Option<std::string> features{
       *this, "features",
@@ -38,36 +54,6 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
                      "fatbin (needs ptxas and fatbinary), llvm (the kernels' NVVM "
                      "LLVM IR as bitcode, run by the emulated device)"),
       llvm::cl::init("isa")};
-  PassOptions::ListOption<int64_t> gemmBlockTile{
-      *this, "gemm-block-tile",
-      llvm::cl::desc("GEMM block tile BM,BN,BK (default 64,64,16)")};
-  PassOptions::ListOption<int64_t> gemmThreadTile{
-      *this, "gemm-thread-tile",
-      llvm::cl::desc("GEMM per-thread register tile RM,RN (default 4,4)")};
-  PassOptions::Option<std::string> gemmMma{
-      *this, "gemm-mma",
-      llvm::cl::desc("Tensor cores for GEMMs (sm_80 and newer): auto "
-                     "(f16/bf16 operands with an f32 accumulator), tf32 "
-                     "(also f32 GEMMs, operands rounded to TF32), off"),
-      llvm::cl::init("auto")};
-  PassOptions::ListOption<int64_t> gemmMmaBlockTile{
-      *this, "gemm-mma-block-tile",
-      llvm::cl::desc("Tensor-core GEMM block tile BM,BN,BK (default 64,64,32)")};
-  PassOptions::ListOption<int64_t> gemmMmaWarpTile{
-      *this, "gemm-mma-warp-tile",
-      llvm::cl::desc("Tensor-core GEMM per-warp tile WM,WN (default 32,32)")};
-  PassOptions::Option<int64_t> gemmSplitKBlocks{
-      *this, "gemm-split-k-blocks",
-      llvm::cl::desc("Split-K for GEMMs whose output tiles give fewer "
-                     "blocks than this (decode shapes): K spread over more "
-                     "blocks, partial sums added with f32 atomics; 0: off"),
-      llvm::cl::init(256)};
-  PassOptions::Option<bool> gemmRemarks{
-      *this, "gemm-remarks",
-      llvm::cl::desc("A remark at every GEMM: the kernel it got (tensor-core "
-                     "instruction or SIMT, tiles, split-K) and why not "
-                     "tensor cores"),
-      llvm::cl::init(false)};
   PassOptions::ListOption<int64_t> loopTileSizes{
       *this, "loop-tile-sizes",
       llvm::cl::desc("Threads per block along each dimension of the "
@@ -103,19 +89,15 @@ struct TxToNVVMOptions : public PassPipelineOptions<TxToNVVMOptions> {
                      "buffers between kernels, and for callers that pass "
                      "device or managed memory themselves)"),
       llvm::cl::init("device")};
-  PassOptions::Option<bool> testUploadWeightsPerCall{
-      *this, "test-upload-weights-per-call",
-      llvm::cl::desc("Testing only, SLOW: memory=device uploads the weights "
-                     "at every call (the counters must show it)"),
-      llvm::cl::init(false)};
-  PassOptions::Option<std::string> testBreakGemm{
-      *this, "test-break-gemm",
-      llvm::cl::desc("Testing only, WRONG KERNELS: tx-gpu-tile-contractions' "
-                     "test-break (drop-barrier, fragment-offset)"),
-      llvm::cl::init("")};
   PassOptions::Option<int> optLevel{
       *this, "opt-level", llvm::cl::desc("NVVM optimization level"),
       llvm::cl::init(3)};
+
+  /// The options of tx-gpu-tile-contractions; its `chip` is set from the
+  /// pipeline's, its split-k-blocks starts at kTxToNVVMSplitKBlocks.
+  TxGPUTileContractionsOptions gemm = txToNVVMGemmDefaults();
+  /// The options of tx-gpu-device-buffers (memory=device).
+  TxGPUDeviceBuffersOptions deviceBuffers;
 };
 
 /// Appends the tx-to-nvvm pipeline to `pm` (a module pass manager).

@@ -1,10 +1,16 @@
-//===- PipelinePassOptions.h - a pipeline that takes a pass's options -*- C++ -*-===//
+//===- PipelinePassOptions.h - a pipeline that takes its passes' options -*- C++ -*-===//
 //
-// A pipeline whose option string holds its own options and those of one of
+// A pipeline whose option string holds its own options and those of some of
 // its passes, e.g. `tx-to-cpu{threads=2 gemm-tile=4,4,4}`: `threads` is the
 // pipeline's, `gemm-tile` is tx-cpu-tile-and-vectorize's, declared once in
-// that pass's .td and parsed by the pass itself. A new option of the pass
-// is an option of the pipeline with no edit in the pipeline.
+// that pass's .td and parsed by the pass itself. A new option of such a
+// pass is an option of the pipeline with no edit in the pipeline.
+//
+// An entry goes to the pipeline when the pipeline declares its key (the
+// pipeline's option wins over a pass option of the same name: the pipeline
+// presets that pass from it, as tx-to-nvvm does `chip`), else to the first
+// of its passes, in the order the pipeline lists them, that declares it; a
+// key nobody declares is an error naming the pipeline and the key.
 //
 // Header-only, like ModulePipeline.h.
 //
@@ -15,14 +21,17 @@
 
 #include "TxDialect/Pipelines/ModulePipeline.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace mlir::tx {
 
-/// The options of a pipeline that also forwards the options of one of its
+/// The options of a pipeline that also forwards the options of some of its
 /// passes: `Derived` declares the pipeline's own options as
 /// PassPipelineOptions does.
 template <typename Derived>
@@ -33,20 +42,11 @@ struct PipelineOptionsWithPass : public PassPipelineOptions<Derived> {
   }
 };
 
-/// An option string split into the entries the pipeline parses and those
-/// its pass parses, each entry's text unchanged.
-struct SplitPipelineOptions {
-  std::string own;
-  std::string pass;
-};
-
-/// Splits `options` (entries `key`, `key=value` separated by white space; a
-/// value may hold white space inside quotes or braces, as in upstream's
-/// option syntax) by whether `isOwn` accepts an entry's key.
-inline SplitPipelineOptions
-splitPipelineOptions(StringRef options,
-                     function_ref<bool(StringRef key)> isOwn) {
-  SplitPipelineOptions split;
+/// Calls `entry` on each entry of an option string (`key` or `key=value`,
+/// separated by white space; a value may hold white space inside quotes or
+/// braces, as in upstream's option syntax), its text unchanged.
+inline void forEachOptionEntry(StringRef options,
+                               function_ref<void(StringRef entry)> entry) {
   size_t i = 0, e = options.size();
   while (i < e) {
     if (llvm::isSpace(options[i])) {
@@ -71,42 +71,133 @@ splitPipelineOptions(StringRef options,
         break;
       }
     }
-    StringRef entry = options.slice(start, i);
-    std::string &to = isOwn(entry.split('=').first) ? split.own : split.pass;
-    if (!to.empty())
-      to += ' ';
-    to += entry.str();
+    entry(options.slice(start, i));
   }
-  return split;
+}
+
+/// The key of an option entry `key=value` or `key`.
+inline StringRef optionEntryKey(StringRef entry) {
+  return entry.split('=').first;
+}
+
+/// The passes whose options a pipeline takes, in the order their options are
+/// looked up.
+using PipelinePasses = SmallVector<std::unique_ptr<Pass>>;
+
+/// What `pass` makes of the option entry `entry` (`key=value`); it parses it
+/// when it takes it.
+enum class PassOptionEntry { Taken, UnknownKey, BadValue };
+inline PassOptionEntry parsePassOptionEntry(Pass &pass, StringRef entry) {
+  // PassOptions::parseFromString reports a key the pass does not declare on
+  // the stream it hands to the error handler; llvm::cl reports a bad value
+  // for a key it declares itself (on stderr), that stream left empty.
+  std::string unknownKey;
+  if (succeeded(pass.initializeOptions(entry, [&](const Twine &message) {
+        unknownKey = message.str();
+        return failure();
+      })))
+    return PassOptionEntry::Taken;
+  return unknownKey.empty() ? PassOptionEntry::BadValue
+                            : PassOptionEntry::UnknownKey;
+}
+
+/// Gives each entry of `options` that `isOwn` does not accept to the first
+/// pass of `passes` that declares its key, parsed by that pass's
+/// initializeOptions over the values it was created with (`probes`: other
+/// instances of the same passes, which find the pass that declares a key
+/// by parsing the entry). A key no pass declares, or a bad value, is an
+/// error through `errorHandler` naming `pipeline`, the key and the passes.
+inline LogicalResult
+forwardPipelineOptions(StringRef pipeline, StringRef options,
+                       function_ref<bool(StringRef key)> isOwn,
+                       PipelinePasses &passes, PipelinePasses probes,
+                       function_ref<LogicalResult(const Twine &)> errorHandler) {
+  SmallVector<std::string> forwarded(passes.size());
+  std::string error;
+  forEachOptionEntry(options, [&](StringRef entry) {
+    StringRef key = optionEntryKey(entry);
+    if (isOwn(key) || !error.empty())
+      return;
+    for (auto [probe, text] : llvm::zip_equal(probes, forwarded)) {
+      switch (parsePassOptionEntry(*probe, entry)) {
+      case PassOptionEntry::UnknownKey:
+        continue;
+      case PassOptionEntry::BadValue:
+        error = (Twine(pipeline) + ": bad value in '" + entry +
+                 "', an option of " + probe->getArgument())
+                    .str();
+        return;
+      case PassOptionEntry::Taken:
+        if (!text.empty())
+          text += ' ';
+        text += entry.str();
+        return;
+      }
+    }
+    std::string passNames;
+    for (const std::unique_ptr<Pass> &pass : passes)
+      passNames += (passNames.empty() ? "" : ", ") + pass->getArgument().str();
+    error = (Twine(pipeline) + " has no option '" + key +
+             "' (its options are its own and those of " + passNames + ")")
+                .str();
+  });
+  if (!error.empty())
+    return errorHandler(error);
+  for (auto [pass, text] : llvm::zip_equal(passes, forwarded))
+    if (failed(pass->initializeOptions(text, errorHandler)))
+      return failure();
+  return success();
+}
+
+/// The own options of `options`: the entries `isOwn` accepts, unchanged.
+inline std::string ownPipelineOptions(StringRef options,
+                                      function_ref<bool(StringRef key)> isOwn) {
+  std::string own;
+  forEachOptionEntry(options, [&](StringRef entry) {
+    if (!isOwn(optionEntryKey(entry)))
+      return;
+    if (!own.empty())
+      own += ' ';
+    own += entry.str();
+  });
+  return own;
 }
 
 /// Registers a pipeline of module passes whose options are `Options` (the
-/// pipeline's own) plus those of one of its passes: `build(pm, options,
-/// passOptions, errorHandler)` gets the parsed own options and the text of
-/// the other entries, which it gives to that pass's `initializeOptions`.
-/// `--help` lists the pipeline's own options; `description` should name
-/// the pass whose options it also takes.
+/// pipeline's own) plus those of the passes `createPasses(options)` makes
+/// (with the values the pipeline presets from its own options): the text
+/// `arg{...}` is parsed into the own options, then the other entries into
+/// the passes that declare them, and `build(pm, options, passes)` adds those
+/// passes and the pipeline's others. `--help` lists the pipeline's own
+/// options; `description` should name the passes whose options it also
+/// takes.
 template <typename Options>
-void registerModulePipelineWithPass(
+void registerModulePipelineWithPasses(
     StringRef arg, StringRef description,
-    std::function<LogicalResult(OpPassManager &, const Options &,
-                                StringRef passOptions,
-                                function_ref<LogicalResult(const Twine &)>)>
+    std::function<PipelinePasses(const Options &)> createPasses,
+    std::function<void(OpPassManager &, const Options &, PipelinePasses)>
         build) {
   std::string name = arg.str();
   registerPassPipeline(
       arg, description,
-      [name, build](OpPassManager &pm, StringRef optionsStr,
-                    function_ref<LogicalResult(const Twine &)> errorHandler)
+      [name, createPasses,
+       build](OpPassManager &pm, StringRef optionsStr,
+              function_ref<LogicalResult(const Twine &)> errorHandler)
           -> LogicalResult {
         if (failed(checkModulePipelineAnchor(pm, name, errorHandler)))
           return failure();
         Options options;
-        SplitPipelineOptions split = splitPipelineOptions(
-            optionsStr, [&](StringRef key) { return options.isOwnOption(key); });
-        if (failed(options.parseFromString(split.own)))
+        auto isOwn = [&](StringRef key) { return options.isOwnOption(key); };
+        if (failed(options.parseFromString(
+                ownPipelineOptions(optionsStr, isOwn))))
           return failure();
-        return build(pm, options, split.pass, errorHandler);
+        PipelinePasses passes = createPasses(options);
+        if (failed(forwardPipelineOptions(name, optionsStr, isOwn, passes,
+                                          createPasses(options),
+                                          errorHandler)))
+          return failure();
+        build(pm, options, std::move(passes));
+        return success();
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(Options());

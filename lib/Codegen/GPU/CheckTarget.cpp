@@ -13,7 +13,13 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVM/NVVM/Utils.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -103,6 +109,21 @@ std::string knownChips() {
 struct TxGPUCheckTargetPass
     : public tx::impl::TxGPUCheckTargetBase<TxGPUCheckTargetPass> {
   using Base::Base;
+
+  /// What tx-to-nvvm needs that its upstream passes do not declare: the NVVM
+  /// target attribute's serialization (gpu-module-to-binary) and the
+  /// translations to LLVM IR of the kernels and of the host code's
+  /// gpu.binary. With them the pipeline runs in a context that registered
+  /// the CPU dialects only (tx::registerTxCPUDialects, the runner's).
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registry.insert<gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+    registerBuiltinDialectTranslation(registry);
+    registerGPUDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    registerNVVMDialectTranslation(registry);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -720,9 +720,10 @@ LogicalResult TxGPUDeviceBuffersPass::convert(func::FuncOp func) {
       continue;
     auto type = cast<MemRefType>(arg.getType());
     if (!type.getLayout().isIdentity())
-      return func.emitError() << "tx-gpu-device-buffers: argument #"
-                              << arg.getArgNumber() << " has type " << type
-                              << "; buffers passed to the GPU are contiguous";
+      return mlir::emitError(arg.getLoc())
+             << "tx-gpu-device-buffers: argument #" << arg.getArgNumber()
+             << " of '" << func.getSymName() << "' has type " << type
+             << "; buffers passed to the GPU are contiguous";
     SmallVector<Value> sizes = dynamicSizes(b, loc, arg);
     auto alloc = gpu::AllocOp::create(b, loc, type, tokenType,
                                       ValueRange{token}, sizes, ValueRange{});
@@ -827,8 +828,8 @@ LogicalResult TxGPUDeviceBuffersPass::convert(func::FuncOp func) {
       auto dst = cast<MemRefType>(copy.getTarget().getType());
       if (!src.getLayout().isIdentity() || !dst.getLayout().isIdentity())
         return copy.emitError("tx-gpu-device-buffers: a copy between strided "
-                              "device buffers; use "
-                              "tx-to-nvvm{memory=host-mapped}");
+                              "device buffers; the host-mapped memory model "
+                              "(memory=host-mapped) supports it");
       b.setInsertionPoint(copy);
       token = gpu::MemcpyOp::create(b, copy.getLoc(), tokenType,
                                     ValueRange{token}, copy.getTarget(),

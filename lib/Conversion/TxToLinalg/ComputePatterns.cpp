@@ -166,23 +166,27 @@ struct LinearLowering : OpInterfaceConversionPattern<TxProjectionOpInterface> {
   }
 };
 
-/// `out = x * rsqrt(mean(x^2) + eps) * w` over the last dimension, the sum
-/// of squares in f32.
+/// The scale of an rmsnorm: its weight element (a compute value) plus the
+/// op's weight_offset (Gemma's `1 + weight`).
+static Value normScale(OpBuilder &b, Location loc, Value w, double offset) {
+  Value wc = toCompute(b, loc, w);
+  if (offset == 0.0)
+    return wc;
+  return arith::AddFOp::create(b, loc, wc,
+                               floatConst(b, loc, wc.getType(), offset));
+}
+
+/// `out = x * rsqrt(mean(x^2) + eps) * (w + offset)` over the last
+/// dimension, the sum of squares in f32.
 static void buildRMSNorm(OpBuilder &b, Location loc, Value x, Value w,
-                         double eps, Value out) {
+                         double eps, double offset, Value out) {
   MLIRContext *ctx = b.getContext();
   auto xType = cast<MemRefType>(x.getType());
   unsigned rank = xType.getRank();
   Type f32 = b.getF32Type();
   Type elemType = xType.getElementType();
 
-  SmallVector<int64_t> leadShape(xType.getShape().drop_back());
-  SmallVector<Value> leadDyn;
-  for (unsigned i = 0; i + 1 < rank; ++i)
-    if (xType.isDynamicDim(i))
-      leadDyn.push_back(memref::DimOp::create(b, loc, x, i));
-  Value sumsq = memref::AllocOp::create(
-      b, loc, MemRefType::get(leadShape, f32), leadDyn);
+  Value sumsq = allocRowStatistic(b, loc, x);
   linalg::FillOp::create(b, loc, ValueRange{floatConst(b, loc, f32, 0)},
                          ValueRange{sumsq});
 
@@ -221,7 +225,7 @@ static void buildRMSNorm(OpBuilder &b, Location loc, Value x, Value w,
         Value inv = math::RsqrtOp::create(
             nb, nl, arith::AddFOp::create(nb, nl, mean, epsV));
         Value y = arith::MulFOp::create(nb, nl, toCompute(nb, nl, a[0]), inv);
-        y = arith::MulFOp::create(nb, nl, y, toCompute(nb, nl, a[2]));
+        y = arith::MulFOp::create(nb, nl, y, normScale(nb, nl, a[2], offset));
         linalg::YieldOp::create(nb, nl,
                                 ValueRange{fromCompute(nb, nl, y, elemType)});
       });
@@ -283,8 +287,8 @@ static Value rowSumOfSquares(OpBuilder &b, Location loc, Value x, Value addend,
 /// scaled in chunks. With `addend`, the norm is of `x + addend`, which is
 /// stored into `sum` (see rowSumOfSquares).
 static void buildRMSNormRows(OpBuilder &b, Location loc, Value x, Value w,
-                             double eps, Value out, Value addend = {},
-                             Value sum = {}) {
+                             double eps, double weightOffset, Value out,
+                             Value addend = {}, Value sum = {}) {
   auto xType = cast<MemRefType>(x.getType());
   int64_t rank = xType.getRank();
   int64_t length = xType.getShape().back();
@@ -305,7 +309,8 @@ static void buildRMSNormRows(OpBuilder &b, Location loc, Value x, Value w,
               Value v = toCompute(
                   cb, cl, loadChunk(cb, cl, source, ivs, offset, width));
               Value wv =
-                  toCompute(cb, cl, loadChunk(cb, cl, w, {}, offset, width));
+                  normScale(cb, cl, loadChunk(cb, cl, w, {}, offset, width),
+                            weightOffset);
               Value y = arith::MulFOp::create(
                   cb, cl, v,
                   vector::BroadcastOp::create(cb, cl, v.getType(), inv));
@@ -330,12 +335,13 @@ struct RMSNormLowering : RowsConversionPattern<RMSNormOp> {
     checkResultShape(rewriter, op, input, resType);
     Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
     double eps = op.getEpsilon().convertToDouble();
+    double offset = op.getWeightOffset().convertToDouble();
     if (rows && hasStaticRows(adaptor.getInput().getType()))
       buildRMSNormRows(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
-                       eps, out);
+                       eps, offset, out);
     else
       buildRMSNorm(rewriter, loc, adaptor.getInput(), adaptor.getWeight(), eps,
-                   out);
+                   offset, out);
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -363,11 +369,12 @@ struct AddRMSNormLowering : RowsConversionPattern<AddRMSNormOp> {
     Value resOut = allocLike(rewriter, loc, cast<MemRefType>(op.getResidualOut().getType()),
                              adaptor.getInput());
     double eps = op.getEpsilon().convertToDouble();
+    double offset = op.getWeightOffset().convertToDouble();
     if (rows && hasStaticRows(adaptor.getInput().getType()) &&
         hasStaticRows(adaptor.getResidual().getType())) {
       Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
       buildRMSNormRows(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
-                       eps, out, adaptor.getResidual(), resOut);
+                       eps, offset, out, adaptor.getResidual(), resOut);
       rewriter.replaceOp(op, {out, resOut});
       return success();
     }
@@ -381,7 +388,7 @@ struct AddRMSNormLowering : RowsConversionPattern<AddRMSNormOp> {
                      });
     Value out = allocLike(rewriter, loc, cast<MemRefType>(op.getResult().getType()),
                           adaptor.getInput());
-    buildRMSNorm(rewriter, loc, resOut, adaptor.getWeight(), eps, out);
+    buildRMSNorm(rewriter, loc, resOut, adaptor.getWeight(), eps, offset, out);
     rewriter.replaceOp(op, {out, resOut});
     return success();
   }

@@ -16,6 +16,13 @@ Value tx::detail::allocLike(OpBuilder &b, Location loc, MemRefType type,
   return memref::AllocOp::create(b, loc, type, dynSizes);
 }
 
+Value tx::detail::allocRowStatistic(OpBuilder &b, Location loc, Value x) {
+  auto xType = cast<MemRefType>(x.getType());
+  return allocLike(
+      b, loc,
+      MemRefType::get(xType.getShape().drop_back(), b.getF32Type()), x);
+}
+
 Type tx::detail::computeType(Type type) {
   if (auto vt = dyn_cast<VectorType>(type))
     return vt.clone(computeType(vt.getElementType()));

@@ -18,6 +18,9 @@ namespace mlir::tx::detail {
 /// the same dimensions of `shapeSource`.
 Value allocLike(OpBuilder &b, Location loc, MemRefType type,
                 Value shapeSource);
+/// A fresh f32 buffer of one value per row of `x` (x's shape without its
+/// last dimension): the per-row statistics of the norms.
+Value allocRowStatistic(OpBuilder &b, Location loc, Value x);
 
 /// The type values of float type `type` are computed in: f32 for floats
 /// narrower than f32 (norms, softmax, transcendental functions and GEMM

@@ -31,6 +31,7 @@ using namespace mlir::tx;
 
 namespace mlir::tx::detail {
 void populateComputePatterns(RewritePatternSet &patterns, bool rows = false);
+void populateLayerNormPatterns(RewritePatternSet &patterns, bool rows = false);
 void populateElementwisePatterns(RewritePatternSet &patterns,
                                  bool rows = false);
 void populateRowAttentionPatterns(RewritePatternSet &patterns);
@@ -190,6 +191,7 @@ LogicalResult tx::checkTxLowerable(ModuleOp module, bool allowCollectives) {
 
 void tx::populateTxToLinalgPatterns(RewritePatternSet &patterns) {
   detail::populateComputePatterns(patterns);
+  detail::populateLayerNormPatterns(patterns);
   detail::populateElementwisePatterns(patterns);
 }
 
@@ -227,6 +229,7 @@ struct TxToLinalgPass : tx::impl::TxToLinalgBase<TxToLinalgPass> {
     configureTxToLinalgTarget(target, allowCollectives);
     RewritePatternSet patterns(&getContext());
     tx::detail::populateComputePatterns(patterns, rowLoops);
+    tx::detail::populateLayerNormPatterns(patterns, rowLoops);
     tx::detail::populateElementwisePatterns(patterns, rowLoops);
     if (rowAttention)
       tx::detail::populateRowAttentionPatterns(patterns);

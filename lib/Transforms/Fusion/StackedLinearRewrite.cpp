@@ -64,7 +64,7 @@ static bool collectRetypes(Value value, MemRefType type,
       next = type;
     else if (isa<TxProjectionOpInterface, TxCollectiveOpInterface, UnaryOp,
                  BinaryOp, UnaryIntoOp, BinaryIntoOp, CopyOp, RMSNormOp,
-                 AddRMSNormOp, RotaryOp, AttentionOp>(user))
+                 AddRMSNormOp, LayerNormOp, RotaryOp, AttentionOp>(user))
       continue;
     else
       return false;

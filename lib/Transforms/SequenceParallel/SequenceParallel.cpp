@@ -190,7 +190,8 @@ Value FunctionRewriter::gatherBefore(Value local, Value full, Location loc) {
 void FunctionRewriter::rewriteRMSNorm(RMSNormOp norm, Value rs) {
   b.setInsertionPoint(norm);
   auto local = RMSNormOp::create(b, norm.getLoc(), rs.getType(), rs,
-                                 norm.getWeight(), norm.getEpsilonAttr());
+                                 norm.getWeight(), norm.getEpsilonAttr(),
+                                 norm.getWeightOffsetAttr());
   gatherBefore(local.getResult(), norm.getResult(), norm.getLoc());
 }
 
@@ -202,7 +203,7 @@ void FunctionRewriter::rewriteAddRMSNorm(AddRMSNormOp norm, Value rs) {
     localResidual = sliceResidual(residual, rs, norm.getLoc());
   auto local = AddRMSNormOp::create(
       b, norm.getLoc(), rs.getType(), rs.getType(), rs, localResidual,
-      norm.getWeight(), norm.getEpsilonAttr());
+      norm.getWeight(), norm.getEpsilonAttr(), norm.getWeightOffsetAttr());
   gatherBefore(local.getResult(), norm.getResult(), norm.getLoc());
   scattered[norm.getResidualOut()] = local.getResidualOut();
 }

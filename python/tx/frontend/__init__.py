@@ -90,7 +90,8 @@ def import_source(text, path, config, entry=None, layer_idx=0, prefix=None, flag
     layer, `model.` for a model with a layer list, else none; `{layer_idx}`
     is substituted); flags: bool module attributes (`is_kv_shared_layer`)
     imported as i1 function arguments rather than folded constants; norms:
-    classes that are RMSNorms; mask: what the forward's attention_mask is,
+    norm classes of the file, "CLASS" or "CLASS=rmsnorm" (an RMSNorm) or
+    "CLASS=layernorm" (a LayerNorm with weight and bias); mask: what the forward's attention_mask is,
     "causal" (the causal mask) or "none" (None: attention over every
     token); helpers: {name: known function of the table}
     (norms and helpers hold for this import only, see table.register_*).
@@ -99,8 +100,13 @@ def import_source(text, path, config, entry=None, layer_idx=0, prefix=None, flag
     "split-order" gives the pieces of an equal split or chunk in reverse."""
     saved = dict(table.MODULES), dict(table.FUNCTIONS)
     try:
-        for name in norms:
-            table.register_norm(name)
+        for spec in norms:
+            name, _, kind = spec.partition("=")
+            if (kind or "rmsnorm") not in table.NORM_KINDS:
+                raise FrontendError("norm %s: kind must be one of %s"
+                                    % (spec, ", ".join(table.NORM_KINDS)),
+                                    path="<arguments>")
+            table.register_norm(name, kind=kind or "rmsnorm")
         for name, known in (helpers or {}).items():
             try:
                 table.alias_function(name, known)
@@ -226,6 +232,10 @@ def _declare_symbols(tr, em, prefix, dtype):
         elif isinstance(spec, V.Norm):
             em.symbol(spec.symbol, 'tx.param @%s : memref<%dx%s> {checkpoint = "%s.weight"}'
                       % (spec.symbol, spec.size, dtype, ckpt))
+            if spec.bias:
+                em.symbol(spec.symbol + "_bias",
+                          'tx.param @%s_bias : memref<%dx%s> {checkpoint = "%s.bias"}'
+                          % (spec.symbol, spec.size, dtype, ckpt))
 
 
 def _results(result, node):

@@ -19,8 +19,9 @@ def main(argv=None):
     p.add_argument("--prefix", help="checkpoint name prefix ({layer_idx} is substituted)")
     p.add_argument("--flag", action="append", default=[], metavar="ATTR",
                    help="bool module attribute imported as an i1 argument (repeatable)")
-    p.add_argument("--norm", action="append", default=[], metavar="CLASS",
-                   help="treat CLASS(hidden_size, eps=...) as an RMSNorm (repeatable)")
+    p.add_argument("--norm", action="append", default=[], metavar="CLASS[=KIND]",
+                   help="treat CLASS(hidden_size, eps=...) as an RMSNorm, or with "
+                        "=layernorm as a LayerNorm with weight and bias (repeatable)")
     p.add_argument("--helper", action="append", default=[], metavar="NAME=KNOWN",
                    help="treat function NAME as the table's KNOWN (repeatable)")
     p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32",

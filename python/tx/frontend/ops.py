@@ -86,9 +86,18 @@ class Ops:
         self.fix_last(x, norm.size, node, "input of self.%s" % norm.path)
         w = self.em.fresh("w_" + norm.symbol, MemRef((norm.size,), self.dtype))
         self.em.op([w], lambda: "tx.get_param @%s : %s" % (norm.symbol, w.type), node)
+        operands = [x.value, w]
+        if norm.bias:
+            b = self.em.fresh("b_" + norm.symbol, MemRef((norm.size,), self.dtype))
+            self.em.op([b], lambda: "tx.get_param @%s_bias : %s" % (norm.symbol, b.type),
+                       node)
+            operands.append(b)
+        offset = " offset %s" % float_literal(norm.offset) if norm.offset else ""
         out = self.fresh(norm.symbol, x.type.contiguous())
-        self.em.op([out], lambda: "tx.%s %s, %s eps %s : %s, %s -> %s" % (
-            norm.kind, x.value, w, float_literal(norm.eps), x.type, w.type, out.type), node)
+        # Printed at the end: a pending input type is known by then.
+        self.em.op([out], lambda: "tx.%s %s eps %s%s : %s -> %s" % (
+            norm.kind, ", ".join(str(v) for v in operands), float_literal(norm.eps),
+            offset, ", ".join(str(v.type) for v in operands), out.type), node)
         return V.Tensor(out, x.dims)
 
     def unary(self, kind, x, node):

@@ -54,17 +54,43 @@ _SIZE_NAMES = ("hidden_size", "dim", "normalized_shape", "d_model", "num_feature
 
 
 def norm_factory(kind="rmsnorm", size_arg=_SIZE_NAMES, size_index=0, eps_arg="eps",
-                 eps_index=1, default_eps=1e-6):
+                 eps_index=1, default_eps=1e-6, bias=False):
     """A norm class: weight of `size` (its keyword `size_arg`, one name or a
     tuple, or positional `size_index`), epsilon from `eps_arg` (else
-    `default_eps`)."""
+    `default_eps`), a bias parameter if `bias` (layernorm)."""
     def factory(tr, node, path, args, kwargs):
         size = _int(_arg(args, kwargs, size_index, size_arg, node), "the norm size", node)
         eps = _arg(args, kwargs, eps_index, eps_arg, node, default_eps)
         if isinstance(eps, bool) or not isinstance(eps, (int, float)):
             raise FrontendError("%s must be a number, got %r" % (eps_arg, eps), node)
-        return V.Norm(path, kind, size, float(eps), node)
+        return V.Norm(path, kind, size, float(eps), node, bias=bias)
     return factory
+
+
+def layernorm_module(tr, node, path, args, kwargs):
+    """torch.nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True,
+    bias=True): over the last dimension only (an int or a 1-element
+    tuple/list), with its weight (and bias)."""
+    shape = _arg(args, kwargs, 0, "normalized_shape", node)
+    if isinstance(shape, (tuple, list)):
+        if len(shape) != 1:
+            raise FrontendError("nn.LayerNorm over %d dimensions is not supported: "
+                                "tx.layernorm normalises the last dimension only "
+                                "(normalized_shape must be an int or a 1-element tuple)"
+                                % len(shape), node)
+        shape = shape[0]
+    size = _int(shape, "normalized_shape", node)
+    eps = _arg(args, kwargs, 1, "eps", node, 1e-5)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+        raise FrontendError("eps must be a number, got %r" % (eps,), node)
+    affine = _arg(args, kwargs, 2, "elementwise_affine", node, True)
+    if affine is not True:
+        raise FrontendError("nn.LayerNorm(elementwise_affine=%r) is not supported: "
+                            "tx.layernorm has a weight" % (affine,), node)
+    bias = _arg(args, kwargs, 3, "bias", node, True)
+    if not isinstance(bias, bool):
+        raise FrontendError("bias must be a Python bool, got %r" % (bias,), node)
+    return V.Norm(path, "layernorm", size, float(eps), node, bias=bias)
 
 
 def activation_module(kind):
@@ -102,20 +128,20 @@ MODULES = {
     "torch.nn.ReLU": activation_module("relu"),
     "torch.nn.GELU": gelu_module,
     "torch.nn.RMSNorm": norm_factory(),
-    "torch.nn.LayerNorm": unsupported_module(
-        "nn.LayerNorm is not supported: tx has no layer-norm op (only RMSNorm, "
-        "weight * x / rms(x))"),
+    "torch.nn.LayerNorm": layernorm_module,
     "torch.nn.GroupNorm": unsupported_module(
         "nn.GroupNorm is not supported: tx has no group-norm op"),
     "torch.nn.Embedding": unsupported_module(
         "nn.Embedding is not supported: import the layers from inputs_embeds"),
 }
 
-# Class names matched by suffix that tx has no op for (a file's own
-# <Model>LayerNorm is a layer norm whatever its body).
+# Class names matched by suffix that are not recognised by name: a file's
+# own <Model>LayerNorm may subtract the mean or not (T5's is an RMSNorm), so
+# the user says which (nn.LayerNorm itself is supported).
 UNSUPPORTED_SUFFIXES = {
-    "LayerNorm": "a layer norm (mean subtracted) is not supported: tx has no layer-norm "
-                 "op (only RMSNorm, weight * x / rms(x))",
+    "LayerNorm": "a norm class of the file named *LayerNorm is not recognised by name "
+                 "(some are RMSNorms): declare it with --norm CLASS=layernorm or "
+                 "--norm CLASS=rmsnorm (table.register_norm)",
 }
 
 # Class names matched by suffix when no exact entry exists: every HF model
@@ -131,12 +157,27 @@ def register_module(name, factory):
     MODULES[name] = factory
 
 
+NORM_KINDS = ("rmsnorm", "layernorm")
+
+
 def register_norm(name, size_arg=_SIZE_NAMES, size_index=0, eps_arg="eps",
-                  eps_index=1, default_eps=1e-6):
-    """Declares class `name` an RMSNorm: weight * x / rms(x) over the last
-    dimension, its weight the module's `weight` parameter."""
-    MODULES[name] = norm_factory("rmsnorm", size_arg, size_index, eps_arg,
-                                 eps_index, default_eps)
+                  eps_index=1, default_eps=None, kind="rmsnorm", bias=None):
+    """Declares class `name` a norm over the last dimension: an RMSNorm
+    (weight * x / rms(x); a forward that scales by (1 + weight), as Gemma's,
+    is recognised) or (kind="layernorm") a LayerNorm
+    ((x - mean) / std * weight + bias); its parameters the module's `weight`
+    (and `bias`: default True for a LayerNorm). default_eps: 1e-6 for an
+    RMSNorm, 1e-5 for a LayerNorm."""
+    if kind not in NORM_KINDS:
+        raise ValueError("unknown norm kind '%s' (known: %s)" % (kind, ", ".join(NORM_KINDS)))
+    if default_eps is None:
+        default_eps = 1e-5 if kind == "layernorm" else 1e-6
+    if bias is None:
+        bias = kind == "layernorm"
+    if bias and kind != "layernorm":
+        raise ValueError("an RMSNorm has no bias")
+    MODULES[name] = norm_factory(kind, size_arg, size_index, eps_arg, eps_index,
+                                 default_eps, bias)
 
 
 def lookup_module(name):
@@ -208,7 +249,16 @@ def rotary_dim(tr, x, node):
             not 0 < fraction <= 1:
         raise FrontendError("config %s must be a number in (0, 1], got %r"
                             % (key, fraction), node)
-    return int(x.type.shape[2] * fraction)
+    width = x.type.shape[2]
+    head_dim = data.get("head_dim")
+    if not isinstance(head_dim, int) and isinstance(data.get("hidden_size"), int) and \
+            isinstance(data.get("num_attention_heads"), int):
+        head_dim = data["hidden_size"] // data["num_attention_heads"]
+    if isinstance(head_dim, int) and width != head_dim and width == int(head_dim * fraction):
+        # The caller sliced the rotated features already (Phi's
+        # query_states[..., :rotary_ndims]): the helper rotates all it gets.
+        return None
+    return int(width * fraction)
 
 
 def rotary_pair(tr, node, args, kwargs):

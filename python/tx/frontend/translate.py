@@ -642,7 +642,7 @@ class Translator(Ops):
         if factory is not None:
             value = factory(self, node, path, args, kwargs)
             if isinstance(value, V.Norm) and cls_name in self.src.classes:
-                self.check_norm_body(self.src.classes[cls_name], node)
+                value.offset = self.norm_offset(self.src.classes[cls_name], value, node)
             return value
         cls = self.src.classes.get(cls_name)
         if cls is None:
@@ -660,20 +660,37 @@ class Translator(Ops):
 
     init_path = ""
 
-    def check_norm_body(self, cls, node):
-        """A norm class of the file is tx.rmsnorm (weight * x / rms(x)); its
-        body is not translated, but one that scales by (1 + weight), as
-        Gemma's does, computes something else: an error, not that model."""
-        for n in ast.walk(cls):
-            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
-                sides = (n.left, n.right)
-                one = any(isinstance(x, ast.Constant) and x.value == 1 for x in sides)
-                weight = any(isinstance(a, ast.Attribute) and a.attr == "weight"
-                             for x in sides for a in ast.walk(x))
-                if one and weight:
-                    raise FrontendError(
-                        "%s scales by (1 + weight) (line %d), tx.rmsnorm by weight: this "
-                        "norm is not supported" % (cls.name, n.lineno), node)
+    def norm_offset(self, cls, norm, node):
+        """A norm class of the file is tx.rmsnorm or tx.layernorm; its body is
+        not translated, but one whose methods (other than __init__) scale by
+        (c + weight), as Gemma's `output * (1.0 + self.weight.float())`, is an
+        rmsnorm with weight_offset c: returns c (0.0 when there is none)."""
+        found = {}
+        for method in cls.body:
+            if not isinstance(method, ast.FunctionDef) or method.name == "__init__":
+                continue
+            for n in ast.walk(method):
+                if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)):
+                    continue
+                for const, other in ((n.left, n.right), (n.right, n.left)):
+                    if isinstance(const, ast.Constant) and \
+                            isinstance(const.value, (int, float)) and \
+                            not isinstance(const.value, bool) and \
+                            any(isinstance(a, ast.Attribute) and a.attr == "weight"
+                                for a in ast.walk(other)):
+                        found.setdefault(float(const.value), n)
+        if not found:
+            return 0.0
+        if norm.kind != "rmsnorm":
+            n = next(iter(found.values()))
+            raise FrontendError("%s scales by (%g + weight) (line %d): a weight offset is "
+                                "supported on an RMSNorm (tx.rmsnorm offset), not on a %s"
+                                % (cls.name, next(iter(found)), n.lineno, norm.kind), node)
+        if len(found) > 1:
+            lines = ", ".join(str(l) for l in sorted(n.lineno for n in found.values()))
+            raise FrontendError("%s adds different constants to its weight (lines %s): "
+                                "this norm is not supported" % (cls.name, lines), node)
+        return next(iter(found))
 
     def declare(self, inst, attr, value, stmt, env):
         """`self.attr = value` in __init__: names what it declares."""

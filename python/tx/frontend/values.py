@@ -139,8 +139,13 @@ class NoneLayer(Spec):
 
 
 class Norm(Spec):
-    def __init__(self, path, kind, size, eps, node):
+    """A norm module: `kind` "rmsnorm" or "layernorm", over a last dimension
+    of `size`; `bias` (layernorm) whether it has a bias parameter; `offset`
+    (rmsnorm) what is added to the weight (1.0 for Gemma's (1 + weight))."""
+
+    def __init__(self, path, kind, size, eps, node, bias=False, offset=0.0):
         self.path, self.kind, self.size, self.eps, self.node = path, kind, size, eps, node
+        self.bias, self.offset = bias, offset
 
 
 class Activation:

@@ -30,7 +30,7 @@ func.func @linear(%x: memref<?x64xf32>, %w: memref<96x64xf32>, %y: memref<?x96xf
 
 // A tensor-core mode the GEMM kernels do not know, and TF32 on a chip
 // without TF32 tensor cores.
-// RUN: not tx-opt %s --tx-to-nvvm="gemm-mma=wmma" 2>&1 | FileCheck %s --check-prefix=MMA
-// RUN: not tx-opt %s --tx-to-nvvm="chip=sm_75 gemm-mma=tf32" 2>&1 | FileCheck %s --check-prefix=MMA75
+// RUN: not tx-opt %s --tx-to-nvvm="mma=wmma" 2>&1 | FileCheck %s --check-prefix=MMA
+// RUN: not tx-opt %s --tx-to-nvvm="chip=sm_75 mma=tf32" 2>&1 | FileCheck %s --check-prefix=MMA75
 // MMA: error: tx-gpu-tile-contractions: unknown mma mode 'wmma' (expected auto, tf32 or off)
 // MMA75: error: tx-gpu-tile-contractions: mma=tf32 needs TF32 tensor cores (sm_80 or newer), not sm_75

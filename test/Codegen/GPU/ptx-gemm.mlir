@@ -2,9 +2,9 @@
 // side of the K-slice accumulation, FMAs from shared-memory operands. The
 // gpu.binary holds the PTX as an escaped string; sed turns it into lines.
 // By default (split-K for small token counts) the results are added into
-// the output with atomics; with gemm-split-k-blocks=0, stored.
+// the output with atomics; with split-k-blocks=0, stored.
 // RUN: tx-opt %s --tx-to-nvvm="chip=sm_90" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
-// RUN: tx-opt %s --tx-to-nvvm="chip=sm_80 gemm-block-tile=32,32,16 gemm-thread-tile=2,2 gemm-split-k-blocks=0" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=SM80
+// RUN: tx-opt %s --tx-to-nvvm="chip=sm_80 block-tile=32,32,16 thread-tile=2,2 split-k-blocks=0" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=SM80
 
 // CHECK-LABEL: llvm.func @linear
 // CHECK: gpu.launch_func {{.*}}@linear_kernel::@linear_kernel

@@ -1,10 +1,10 @@
 // The PTX of the tensor-core GEMM kernels: 16-byte aligned shared tiles,
 // ldmatrix fragment loads, mma.sync on f32 accumulators, for bf16 and f16
-// (m16n8k16) and, with gemm-mma=tf32, f32 rounded to tf32 (m16n8k8).
+// (m16n8k16) and, with mma=tf32, f32 rounded to tf32 (m16n8k8).
 // RUN: tx-opt %s --tx-to-nvvm="chip=sm_80" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s
 // RUN: tx-opt %s --tx-to-nvvm="chip=sm_80" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=STAGE
-// RUN: tx-opt %s --tx-to-nvvm="chip=sm_90 gemm-mma=tf32" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=TF32
-// RUN: tx-opt %s --tx-to-nvvm="chip=sm_90 gemm-mma=off" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=OFF
+// RUN: tx-opt %s --tx-to-nvvm="chip=sm_90 mma=tf32" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=TF32
+// RUN: tx-opt %s --tx-to-nvvm="chip=sm_90 mma=off" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=OFF
 
 // CHECK: .target sm_80
 // CHECK: .visible .entry linear_bf16_kernel(

@@ -342,6 +342,25 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
                                "cannot load shared library '%s': %s",
                                l.c_str(), loadError.c_str());
   }
+  // Host code of tx-to-nvvm calls the GPU runtime (mgpu*): without a device
+  // runtime loaded, say so here rather than let the JIT fail to find the
+  // entry point later.
+  std::string missingGpuCall;
+  lowered->walk([&](LLVM::LLVMFuncOp f) {
+    if (missingGpuCall.empty() && f.isExternal() &&
+        f.getName().starts_with("mgpu") &&
+        !llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            f.getName().str()))
+      missingGpuCall = f.getName().str();
+  });
+  if (!missingGpuCall.empty())
+    return createStringError(
+        std::errc::not_supported,
+        "the lowered module is GPU host code (it calls '%s' of the GPU "
+        "runtime) and no device runtime is loaded: run it on a device "
+        "(tx-run --device=cuda or --device=emulator) or lower it with "
+        "tx-to-cpu",
+        missingGpuCall.c_str());
   // A device runtime that can hand its errors to the runner (the emulated
   // GPU) reports them as errors of the call instead of exiting.
   using SetErrorHandler = void (*)(void (*)(const char *));

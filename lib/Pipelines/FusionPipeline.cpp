@@ -14,7 +14,7 @@ void tx::buildFusionPipeline(OpPassManager &pm,
 
 void tx::registerFusionPipeline() {
   registerModulePassPipeline(
-      "tx-fusion",
+      kTxFusionPipelineName,
       "Stacked-linear fusion: QKV, MLA, GLU, then merged-column as the "
       "fallback (options: those of tx-fuse-stacked-linears)",
       [] { return createTxFuseStackedLinears(); },

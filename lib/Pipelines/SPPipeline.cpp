@@ -18,7 +18,7 @@ void tx::buildSPPipeline(OpPassManager &pm, const SPPipelineOptions &options) {
 
 void tx::registerSPPipeline() {
   registerModulePipeline<SPPipelineOptions>(
-      "tx-sp",
+      kTxSPPipelineName,
       "Sequence parallelism: finalise the config, rewrite all_reduce -> norm, "
       "fuse GEMM+collectives when async_tp is on, verify the contract",
       buildSPPipeline);

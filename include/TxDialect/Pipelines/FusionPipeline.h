@@ -15,6 +15,9 @@ namespace mlir {
 class OpPassManager;
 namespace tx {
 
+/// The pipeline's name in pipeline text.
+inline constexpr llvm::StringLiteral kTxFusionPipelineName = "tx-fusion";
+
 /// Appends the tx-fusion pipeline to `pm` (a module pass manager).
 void buildFusionPipeline(OpPassManager &pm,
                          const TxFuseStackedLinearsOptions &options = {});

@@ -17,6 +17,9 @@ namespace mlir {
 class OpPassManager;
 namespace tx {
 
+/// The pipeline's name in pipeline text.
+inline constexpr llvm::StringLiteral kTxSPPipelineName = "tx-sp";
+
 /// Options of the `tx-sp` pipeline (its own: no pass has them).
 struct SPPipelineOptions : public PassPipelineOptions<SPPipelineOptions> {
   PassOptions::Option<bool> verify{

@@ -145,6 +145,31 @@ def run_tx(a, module, wdir, inputs, outdir, n, calls):
     return compile_s, load_s, first, float(m.group(4))
 
 
+def blas_thread_setter():
+    """openblas_set_num_threads of the BLAS PyTorch loaded, or None.
+
+    torch.set_num_threads bounds ATen's OpenMP pool only: Debian's torch
+    computes its GEMMs with the libblas.so.3 alternative, by default
+    OpenBLAS's pthread build, whose own pool uses every core. Without this,
+    the "1 thread" PyTorch column ran its GEMMs on 2 threads (8b, T=256:
+    628 ms against 1155 ms with OPENBLAS_NUM_THREADS=1)."""
+    import ctypes
+    with open("/proc/self/maps") as f:
+        paths = {line.split()[-1] for line in f
+                 if "blas" in line and line.rstrip().endswith(".so.3")
+                 or "openblas" in line}
+    for path in sorted(paths):
+        if not path.startswith("/"):
+            continue
+        try:
+            fn = ctypes.CDLL(path).openblas_set_num_threads
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes = [ctypes.c_int]
+        return path, fn
+    return None
+
+
 def main():
     a = parse_args()
     if not a.quick and ("OPENBLAS_CORETYPE" in os.environ
@@ -164,6 +189,11 @@ def main():
     if not os.access(tx_run, os.X_OK):
         sys.exit(f"bench_layer.py: {tx_run} not built")
 
+    blas = blas_thread_setter()
+    print("PyTorch BLAS: " + (f"{blas[0]} (threads set with "
+                               f"openblas_set_num_threads)" if blas else
+                               "no OpenBLAS found; its thread count is "
+                               "torch.set_num_threads's"))
     print(f"tx decoder layer vs PyTorch {torch.__version__} eager: "
           f"pipeline {a.pipeline.format(n='n')}; f32; "
           f"{a.rounds} round(s) of {a.warmup} warm-up + {a.reps} call(s) per side")
@@ -190,6 +220,8 @@ def main():
             x, cos, sin = (torch.from_numpy(np.load(p)) for p in inputs)
             for n in a.threads:
                 torch.set_num_threads(n)
+                if blas:
+                    blas[1](n)
                 outdir = os.path.join(cdir, f"out.T{T}.n{n}")
                 tx_rounds, torch_rounds = [], []
                 ref = None

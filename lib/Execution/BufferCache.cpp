@@ -134,8 +134,8 @@ static BufferCache *cacheFor(size_t bytes) {
 }
 
 static void *txMalloc(size_t bytes) {
-  if (BufferCache *cache = cacheFor(bytes))
-    return cache->allocate(bytes);
+  if (BufferCache *cache = currentCache)
+    return cache->allocateAny(bytes);
   return std::malloc(bytes);
 }
 
@@ -161,33 +161,22 @@ static void *txCalloc(size_t count, size_t size) {
 
 static void txFree(void *p) { BufferCache::release(p); }
 
+/// realloc: a null block is a malloc; a C library block stays one
+/// (std::realloc); a cached block keeps its capacity when the request fits,
+/// else moves to a new block.
 static void *txRealloc(void *p, size_t bytes) {
+  if (!p)
+    return txMalloc(bytes);
   size_t old = 0;
-  if (p) {
+  {
     Registry &r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     auto it = r.live.find(p);
     if (it != r.live.end())
       old = it->second.second;
   }
-  if (!old && !cacheFor(bytes))
+  if (!old)
     return std::realloc(p, bytes);
-  if (!old) {
-    // A C library block (or none) growing into a cached one.
-    void *q = txMalloc(bytes);
-    if (q && p) {
-      // Its usable size is unknown here: realloc it first to learn nothing
-      // is lost (glibc's malloc_usable_size would do, but is not portable).
-      void *moved = std::realloc(p, bytes);
-      if (!moved) {
-        BufferCache::release(q);
-        return nullptr;
-      }
-      std::memcpy(q, moved, bytes);
-      std::free(moved);
-    }
-    return q;
-  }
   if (bytes <= old)
     return p;
   void *q = txMalloc(bytes);

@@ -30,6 +30,7 @@
 #include "TxDialect/Execution/CpuRunner.h"
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -55,6 +56,11 @@ public:
 
   /// A block of at least `bytes` (>= kMinBytes), aligned to kAlignment.
   void *allocate(size_t bytes);
+  /// A block of `bytes` of any size: from the cache when it is large
+  /// (>= kMinBytes), else from malloc. Either goes back with release().
+  void *allocateAny(size_t bytes) {
+    return bytes >= kMinBytes ? allocate(bytes) : std::malloc(bytes);
+  }
   BufferCacheStats stats() const;
 
   /// Makes `cache` the one the registered allocation functions use on this

@@ -234,7 +234,7 @@ static void buildRMSNorm(OpBuilder &b, Location loc, Value x, Value w,
 /// The sum of squares of row `lead` of `x` (static length), in f32: the
 /// squares of each chunk of kRowChunk elements accumulated lane by lane
 /// (one FMA per element, in order along the row), the lanes summed by a
-/// fixed tree, then the remainder's squares likewise. With `addend`, the row
+/// fixed tree, then the remainder's squares likewise (rowAccumulate). With `addend`, the row
 /// is `x + addend`, rounded to the element type and stored into `sum` first
 /// (add_rmsnorm's residual), and its squares are those of the stored values.
 static Value rowSumOfSquares(OpBuilder &b, Location loc, Value x, Value addend,
@@ -242,8 +242,6 @@ static Value rowSumOfSquares(OpBuilder &b, Location loc, Value x, Value addend,
   auto xType = cast<MemRefType>(x.getType());
   Type elemType = xType.getElementType();
   int64_t length = xType.getShape().back();
-  int64_t full = length / kRowChunk * kRowChunk;
-  Type f32 = b.getF32Type();
   // The chunk at `offset` in f32, after the addition where there is one.
   auto load = [&](OpBuilder &cb, Location cl, Value offset, int64_t width) {
     Value v = loadChunk(cb, cl, x, lead, offset, width);
@@ -258,28 +256,12 @@ static Value rowSumOfSquares(OpBuilder &b, Location loc, Value x, Value addend,
     storeChunk(cb, cl, stored, sum, lead, offset);
     return toCompute(cb, cl, stored);
   };
-  Value total = floatConst(b, loc, f32, 0);
-  if (full > 0) {
-    Value zero = floatConst(b, loc, VectorType::get({kRowChunk}, f32), 0);
-    auto loop = scf::ForOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-        arith::ConstantIndexOp::create(b, loc, full),
-        arith::ConstantIndexOp::create(b, loc, kRowChunk), ValueRange{zero},
-        [&](OpBuilder &nb, Location nl, Value iv, ValueRange iters) {
-          Value v = load(nb, nl, iv, kRowChunk);
-          scf::YieldOp::create(
-              nb, nl,
-              ValueRange{vector::FMAOp::create(nb, nl, v, v, iters[0])});
-        });
-    total = treeSum(b, loc, loop.getResult(0));
-  }
-  if (length > full) {
-    Value v = load(b, loc, arith::ConstantIndexOp::create(b, loc, full),
-                   length - full);
-    total = arith::AddFOp::create(
-        b, loc, total, treeSum(b, loc, arith::MulFOp::create(b, loc, v, v)));
-  }
-  return total;
+  return rowAccumulate(b, loc, length,
+                       [&](OpBuilder &cb, Location cl, Value offset,
+                           int64_t width, Value acc) -> Value {
+                         Value v = load(cb, cl, offset, width);
+                         return vector::FMAOp::create(cb, cl, v, v, acc);
+                       });
 }
 
 /// buildRMSNorm as rows (hasStaticRows): an scf.parallel over the leading

@@ -121,37 +121,6 @@ static void buildLayerNorm(OpBuilder &b, Location loc, Value x, Value w,
       });
 }
 
-/// A reduction over a static row of `length` elements in f32: `step` folds
-/// the chunk at `offset` (of `width` elements) into the accumulator vector
-/// of the same width; the lanes of the full chunks' accumulator are summed
-/// by treeSum, then the remainder's. The same order on every call.
-static Value rowAccumulate(
-    OpBuilder &b, Location loc, int64_t length,
-    function_ref<Value(OpBuilder &, Location, Value, int64_t, Value)> step) {
-  Type f32 = b.getF32Type();
-  int64_t full = length / kRowChunk * kRowChunk;
-  Value total = floatConst(b, loc, f32, 0);
-  if (full > 0) {
-    Value zero = floatConst(b, loc, VectorType::get({kRowChunk}, f32), 0);
-    auto loop = scf::ForOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-        arith::ConstantIndexOp::create(b, loc, full),
-        arith::ConstantIndexOp::create(b, loc, kRowChunk), ValueRange{zero},
-        [&](OpBuilder &nb, Location nl, Value iv, ValueRange iters) {
-          scf::YieldOp::create(
-              nb, nl, ValueRange{step(nb, nl, iv, kRowChunk, iters[0])});
-        });
-    total = treeSum(b, loc, loop.getResult(0));
-  }
-  if (length > full) {
-    Value zero = floatConst(b, loc, VectorType::get({length - full}, f32), 0);
-    Value rest = step(b, loc, arith::ConstantIndexOp::create(b, loc, full),
-                      length - full, zero);
-    total = arith::AddFOp::create(b, loc, total, treeSum(b, loc, rest));
-  }
-  return total;
-}
-
 /// The row form (hasStaticRows): per row its sum, then the sum of the
 /// centred squares, then the row normalised in chunks.
 static void buildLayerNormRows(OpBuilder &b, Location loc, Value x, Value w,

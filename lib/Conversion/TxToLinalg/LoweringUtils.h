@@ -84,6 +84,14 @@ void storeChunk(OpBuilder &b, Location loc, Value value, Value buffer,
 /// The sum of the lanes of `v` by a fixed tree (halves added while the
 /// width is even, then the rest in order): the same order on every call.
 Value treeSum(OpBuilder &b, Location loc, Value v);
+/// A reduction over a static row of `length` elements in f32: `step` folds
+/// the chunk at `offset` (of `width` elements) into the accumulator vector
+/// of the same width; the lanes of the full chunks' accumulator are summed
+/// by treeSum, then those of the remainder chunk (folded into a zero
+/// accumulator of its width) are added. The same order on every call.
+Value rowAccumulate(
+    OpBuilder &b, Location loc, int64_t length,
+    function_ref<Value(OpBuilder &, Location, Value, int64_t, Value)> step);
 
 /// What buildElementwise computes, as rows (`hasStaticRows(output)`): an
 /// scf.parallel over the leading dimensions of `output`, each row in chunks

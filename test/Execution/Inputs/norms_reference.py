@@ -12,25 +12,13 @@ import sys
 
 import numpy as np
 
+from rounding import format_of
+
 fn, d = sys.argv[1], sys.argv[2]
 
 
-def to_bf16(a):
-    bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
-    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
-    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
-
-
-def to_f16(a):
-    return np.asarray(a, np.float32).astype(np.float16).astype(np.float64)
-
-
-if fn.endswith("_bf16"):
-    rounding, ulp = to_bf16, 2.0**-7
-elif fn.endswith("_f16"):
-    rounding, ulp = to_f16, 2.0**-10
-else:
-    rounding, ulp = (lambda a: a), None
+# The 16-bit format of the function's tensors (rounding.py).
+rounding, ulp = format_of(fn)
 
 
 def load(name):

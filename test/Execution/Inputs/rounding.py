@@ -1,0 +1,25 @@
+"""The 16-bit formats the runner rounds to at its boundary, for the numpy
+references (reference.py, norms_reference.py): values rounded as the runner
+rounds them, in f64, and one unit in the last place relative to a value."""
+import numpy as np
+
+
+def to_bf16(a):
+    """Rounds to the nearest bf16 (ties to even), returned as f64."""
+    bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def to_f16(a):
+    return np.asarray(a, np.float32).astype(np.float16).astype(np.float64)
+
+
+def format_of(function):
+    """(rounding, ulp) of a function named *_bf16 / *_f16: 2^-7 for bf16's
+    8-bit significand, 2^-10 for f16; (identity, None) for f32 ones."""
+    if function.endswith("_bf16"):
+        return to_bf16, 2.0**-7
+    if function.endswith("_f16"):
+        return to_f16, 2.0**-10
+    return (lambda a: a), None

@@ -2,6 +2,7 @@
 
 #include "TxDialect/Analysis/StackedLinearAnalysis.h"
 #include "TxDialect/Analysis/TxAliasAnalysis.h"
+#include "TxDialect/CheckpointLayout.h"
 
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -85,7 +86,9 @@ StackedLinearAnalysis::findSiblingGroups(FunctionOpInterface func) {
   // slices of one buffer at different (dynamic) offsets must-alias. Keying
   // on the view root keeps the queries local (a module of 80 layers would
   // otherwise ask every input against every other one).
-  using Key = std::tuple<Type, int64_t, Type, int, Value>;
+  // A layer whose checkpoint weight is stored transposed (GPT-2's Conv1D)
+  // stacks only with such layers: the merged weight is read one way.
+  using Key = std::tuple<Type, int64_t, Type, int, int, Value>;
   llvm::DenseMap<Key, SmallVector<std::pair<Value, unsigned>, 1>> buckets;
   SmallVector<SiblingGroup> groups;
   unsigned order = 0;
@@ -97,7 +100,8 @@ StackedLinearAnalysis::findSiblingGroups(FunctionOpInterface func) {
     Value input = call.getInput();
     Value root = getViewRoot(input);
     Key key{input.getType(), static_cast<int64_t>(layer.getInFeatures()),
-            layer.getDtype(), layer.getBias() ? 1 : 0, root};
+            layer.getDtype(), layer.getBias() ? 1 : 0,
+            layer->hasAttr(kCheckpointTransposedAttrName) ? 1 : 0, root};
     auto &reps = buckets[key];
     for (auto &[rep, index] : reps) {
       bool same = unsafe.alias.trustMustAlias

@@ -1,6 +1,7 @@
 //===- Weights.cpp - checkpoint tensors bound to weight globals -----------===//
 
 #include "TxDialect/Conversion/TxToLinalg.h"
+#include "TxDialect/CheckpointLayout.h"
 #include "TxDialect/Execution/Weights.h"
 #include "TxDialect/Execution/Npy.h"
 #include "TxDialect/TxOps.h"
@@ -55,7 +56,8 @@ tx::collectWeightBindings(ModuleOp module) {
       out.push_back({getWeightGlobalName(layer.getSymName()),
                      {rows, cols},
                      piecesOf(prefix + ".weight", rows, stacking, ".weight"),
-                     *element});
+                     *element,
+                     layer->hasAttr(kCheckpointTransposedAttrName)});
       if (layer.getBias())
         out.push_back({getBiasGlobalName(layer.getSymName()),
                        {rows},
@@ -93,7 +95,8 @@ tx::collectWeightBindings(ModuleOp module) {
                               global->getAttrOfType<ArrayAttr>(
                                   kStackingAttrName),
                               suffix),
-                     *element});
+                     *element,
+                     global->hasAttr(kCheckpointTransposedAttrName)});
     }
   }
   return out;
@@ -147,6 +150,48 @@ static llvm::Expected<Tensor> readNpyWeight(StringRef directory,
   return read;
 }
 
+/// Checkpoint tensor `name` of `shape` from `source`: its safetensors
+/// checkpoint, its directory of .npy files, or generated from its seed when
+/// it names no path.
+static llvm::Expected<Tensor> readSourceTensor(const WeightSource &source,
+                                               const std::string &name,
+                                               const std::vector<int64_t> &shape) {
+  if (source.path.empty())
+    return defaultCheckpointTensor(name, shape, source.seed);
+  if (source.checkpoint)
+    return source.checkpoint->read(name, shape);
+  return readNpyWeight(source.path, name, shape);
+}
+
+/// Piece `piece` of a transposed binding as the global's rows: the
+/// checkpoint tensor (or .npy file, or seeded tensor) of shape [cols, rows]
+/// read and transposed to [rows, cols].
+static llvm::Expected<Tensor> readTransposedPiece(const WeightBinding &binding,
+                                                  const WeightPiece &piece,
+                                                  const WeightSource &source) {
+  if (binding.shape.size() != 2)
+    return createStringError(std::errc::invalid_argument,
+                             "weight '%s' is marked %s but is not 2-D",
+                             binding.global.c_str(),
+                             kCheckpointTransposedAttrName.data());
+  int64_t rows = piece.rows, cols = binding.shape[1];
+  std::vector<int64_t> stored = {cols, rows};
+  llvm::Expected<Tensor> read = readSourceTensor(source, piece.tensor, stored);
+  if (!read)
+    return createStringError(
+        std::errc::invalid_argument,
+        "%s (the layer's weight is stored transposed, [in_features, "
+        "out_features] = [%lld, %lld], as GPT-2's Conv1D)",
+        llvm::toString(read.takeError()).c_str(),
+        static_cast<long long>(cols), static_cast<long long>(rows));
+  const Tensor &t = *read;
+  Tensor out({rows, cols}, std::vector<float>(t.data.size()));
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < rows; ++r)
+      out.data[r * cols + c] = t.data[c * rows + r];
+  return out;
+}
+
 llvm::Expected<std::vector<float>> tx::loadWeight(const WeightBinding &binding,
                                                   const WeightSource &source) {
   if (llvm::Error e = openWeightSource(source))
@@ -159,18 +204,12 @@ llvm::Expected<std::vector<float>> tx::loadWeight(const WeightBinding &binding,
     std::vector<int64_t> shape = binding.shape;
     if (!shape.empty())
       shape[0] = piece.rows;
-    Tensor t;
-    if (source.path.empty()) {
-      t = defaultCheckpointTensor(piece.tensor, shape, source.seed);
-    } else {
-      llvm::Expected<Tensor> read =
-          source.checkpoint ? source.checkpoint->read(piece.tensor, shape)
-                            : readNpyWeight(source.path, piece.tensor, shape);
-      if (!read)
-        return read.takeError();
-      t = std::move(*read);
-    }
-    std::copy(t.data.begin(), t.data.end(),
+    llvm::Expected<Tensor> t =
+        binding.transposed ? readTransposedPiece(binding, piece, source)
+                           : readSourceTensor(source, piece.tensor, shape);
+    if (!t)
+      return t.takeError();
+    std::copy(t->data.begin(), t->data.end(),
               data.begin() + piece.rowOffset * rowSize);
   }
   return data;
@@ -189,6 +228,14 @@ llvm::Error tx::loadWeightInto(const WeightBinding &binding,
     if (!shape.empty())
       shape[0] = piece.rows;
     char *at = static_cast<char *>(dest) + piece.rowOffset * rowSize * width;
+    if (binding.transposed) {
+      // Read and transposed one checkpoint tensor at a time.
+      llvm::Expected<Tensor> t = readTransposedPiece(binding, piece, source);
+      if (!t)
+        return t.takeError();
+      storeElements(t->data.data(), t->data.size(), binding.element, at);
+      continue;
+    }
     if (!source.path.empty() && source.checkpoint) {
       if (llvm::Error e = source.checkpoint->readInto(piece.tensor, shape,
                                                       binding.element, at))
@@ -219,17 +266,10 @@ llvm::Error tx::loadWeightInto(const WeightBinding &binding,
       continue;
     }
     // Seeded tensors, and .npy data rounded to f16/bf16.
-    Tensor t;
-    if (source.path.empty()) {
-      t = defaultCheckpointTensor(piece.tensor, shape, source.seed);
-    } else {
-      llvm::Expected<Tensor> read =
-          readNpyWeight(source.path, piece.tensor, shape);
-      if (!read)
-        return read.takeError();
-      t = std::move(*read);
-    }
-    storeElements(t.data.data(), t.data.size(), binding.element, at);
+    llvm::Expected<Tensor> t = readSourceTensor(source, piece.tensor, shape);
+    if (!t)
+      return t.takeError();
+    storeElements(t->data.data(), t->data.size(), binding.element, at);
   }
   return llvm::Error::success();
 }

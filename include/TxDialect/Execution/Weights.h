@@ -66,6 +66,11 @@ struct WeightBinding {
   std::vector<int64_t> shape;
   std::vector<WeightPiece> pieces;
   ElementType element = ElementType::F32;
+  /// The checkpoint stores each piece transposed, [columns, piece rows]
+  /// (GPT-2's Conv1D weight is [in, out]; the global is [out, in]): read
+  /// and transposed one piece at a time (a tx.layer or global marked
+  /// tx.checkpoint_transposed).
+  bool transposed = false;
 };
 
 /// The weight globals that tx-to-linalg makes of `module`'s tx.layer and

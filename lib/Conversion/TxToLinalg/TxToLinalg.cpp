@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+#include "TxDialect/CheckpointLayout.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/TxOps.h"
 
@@ -74,12 +75,16 @@ void tx::lowerTxSymbolsToGlobals(ModuleOp module) {
       ArrayAttr stacking = layer.getStacking() ? *layer.getStacking()
                                                : ArrayAttr();
       std::string w = getWeightGlobalName(layer.getSymName());
-      if (!symbols.lookup(w))
-        createGlobal(b, layer,  w,
-                     MemRefType::get({static_cast<int64_t>(layer.getOutFeatures()),
-                                      static_cast<int64_t>(layer.getInFeatures())},
-                                     t),
-                     prefix + ".weight", stacking);
+      if (!symbols.lookup(w)) {
+        auto global = createGlobal(
+            b, layer, w,
+            MemRefType::get({static_cast<int64_t>(layer.getOutFeatures()),
+                             static_cast<int64_t>(layer.getInFeatures())},
+                            t),
+            prefix + ".weight", stacking);
+        if (layer->hasAttr(kCheckpointTransposedAttrName))
+          global->setAttr(kCheckpointTransposedAttrName, b.getUnitAttr());
+      }
       std::string bias = getBiasGlobalName(layer.getSymName());
       if (layer.getBias() && !symbols.lookup(bias))
         createGlobal(b, layer, bias,

@@ -1,6 +1,7 @@
 //===- StackedLinearRewrite.cpp - the stacked-linear rewrite --------------===//
 
 #include "TxDialect/Transforms/FusionRewrite.h"
+#include "TxDialect/CheckpointLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -141,6 +142,10 @@ LinearOp tx::rewriteStackedLinears(FusionPlan &plan, StringRef name,
       b.getI64IntegerAttr(first.getInFeatures()), b.getI64IntegerAttr(rows),
       TypeAttr::get(first.getDtype()), first.getBiasAttr(), StringAttr(),
       b.getArrayAttr(entries));
+  // The layers stacked all store their checkpoint weights one way (the
+  // analysis groups by it): so does the merged layer.
+  if (first->hasAttr(kCheckpointTransposedAttrName))
+    merged->setAttr(kCheckpointTransposedAttrName, b.getUnitAttr());
   symbols.insert(merged, anchor->getIterator());
 
   // One projection at the insertion point.

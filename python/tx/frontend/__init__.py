@@ -224,9 +224,15 @@ def _declare_symbols(tr, em, prefix, dtype):
         spec.symbol = leaf if leaves[leaf] == 1 else spec.path.replace(".", "_")
         ckpt = prefix + spec.path
         if isinstance(spec, V.Linear):
-            em.symbol(spec.symbol, 'tx.layer @%s : %d -> %d, %s%s {checkpoint = "%s"}' % (
+            # A Conv1D's checkpoint weight is [in, out]: the loader reads it
+            # transposed (tx.checkpoint_transposed).
+            em.symbol(spec.symbol, 'tx.layer @%s : %d -> %d, %s%s {checkpoint = "%s"%s}' % (
                 spec.symbol, spec.in_features, spec.out_features, dtype,
-                " bias" if spec.bias else "", ckpt))
+                " bias" if spec.bias else "", ckpt,
+                ", tx.checkpoint_transposed" if spec.transposed else ""))
+        elif isinstance(spec, V.Param):
+            em.symbol(spec.symbol, 'tx.param @%s : memref<%s%s> {checkpoint = "%s"}' % (
+                spec.symbol, "".join("%dx" % n for n in spec.shape), dtype, ckpt))
         elif isinstance(spec, V.NoneLayer):
             em.symbol(spec.symbol, "tx.none_layer @%s" % spec.symbol)
         elif isinstance(spec, V.Norm):
@@ -251,6 +257,11 @@ def _results(result, node):
             out.append(v.value)
         elif v is None or isinstance(v, V.Container):
             pass
+        elif isinstance(v, (V.AttentionChain, V.RepeatedKV)):
+            raise FrontendError("forward returns %s: not supported (tx.attention does not "
+                                "compute the attention weights)" % (
+                                    v.what() if isinstance(v, V.AttentionChain)
+                                    else "the result of repeat_kv"), node)
         elif isinstance(v, V.Unavailable):
             raise FrontendError("forward returns " + v.why, node)
         else:

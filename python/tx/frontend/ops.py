@@ -43,6 +43,7 @@ class Ops:
     def tensor(self, v, node, what="argument"):
         if isinstance(v, V.Unavailable):
             raise FrontendError(v.why, node)
+        self.no_chain(v, node)
         if not isinstance(v, V.Tensor):
             raise FrontendError("%s must be a tensor, got %s" % (what, self.describe(v)), node)
         if v.type is None:
@@ -52,6 +53,21 @@ class Ops:
             raise FrontendError("the rotary %s may only be passed to the rotary helper"
                                 % v.role, node)
         return v
+
+    def no_chain(self, v, node):
+        """An attention chain or a repeat_kv result used other than by the
+        next step of the written-out attention: an error here."""
+        if isinstance(v, V.AttentionChain):
+            raise FrontendError(
+                "%s (torch.matmul(q, k.transpose(-2, -1)) ...) may only be scaled by a "
+                "positive number, masked with the forward's attention mask, put through "
+                "softmax(dim=-1) and multiplied by v (torch.matmul(probs, v)): this "
+                "other use is not supported (tx.attention does not compute them)"
+                % v.what(), node)
+        if isinstance(v, V.RepeatedKV):
+            raise FrontendError(
+                "the result of repeat_kv (line %d) may only be an operand of the "
+                "attention (tx.attention does GQA by head counts)" % v.node.lineno, node)
 
     def fix_last(self, t, size, node, what):
         """Checks (or, for an input of unknown width, sets) the last size."""
@@ -445,6 +461,10 @@ class Ops:
         if isinstance(obj, str) and name in ("startswith", "endswith", "lower", "upper",
                                              "format"):
             return getattr(obj, name)(*args)
+        if isinstance(obj, V.AttentionChain):
+            return self.chain_method(obj, name, args, kwargs, node)
+        if isinstance(obj, V.RepeatedKV):
+            return self.repeated_method(obj, name, args, kwargs, node)
         if not isinstance(obj, V.Tensor):
             raise FrontendError("unsupported method '%s' of %s" % (name, self.describe(obj)),
                                 node)
@@ -461,7 +481,13 @@ class Ops:
             if sorted(p % n for p in perm) != list(range(n)):
                 raise FrontendError("bad permutation %r" % (perm,), node)
             return V.Tensor(t.value, [t.dims[p % n] for p in perm])
-        if name in ("contiguous", "float", "clone", "detach") or name in ("to", "type_as"):
+        if name == "matmul":
+            return self.matmul(t, args[0] if args else kwargs.get("other"), node)
+        if name == "repeat_interleave":
+            from .table import repeat_interleave
+            return repeat_interleave(self, node, [t] + list(args), kwargs)
+        if name in ("contiguous", "float", "clone", "detach") or name in ("to", "type_as") \
+                or (name == "type" and args):
             self.tensor(t, node)
             if name == "clone":
                 return self.unary_copy(t, node)
@@ -557,8 +583,15 @@ class Ops:
         return self.cat([V.Tensor(out, x.dims), rest], -1, node)
 
     def attention(self, q, k, v, mask, scale, node, heads_first):
+        reps = [a.n_rep if isinstance(a, V.RepeatedKV) else 1 for a in (k, v)]
+        k, v = (a.tensor if isinstance(a, V.RepeatedKV) else a for a in (k, v))
         q, k, v = (self.tensor(a, node, "attention %s" % w) for a, w in
                    ((q, "query"), (k, "key"), (v, "value")))
+        for a, rep in zip((k, v), reps):
+            if rep != 1 and len(a.type.shape) == 3 and len(q.type.shape) == 3 and \
+                    a.type.shape[1] * rep != q.type.shape[1]:
+                raise FrontendError("repeat_kv gives %d heads, the query has %d"
+                                    % (a.type.shape[1] * rep, q.type.shape[1]), node)
         want = [None, 1, 0, 2] if heads_first else [None, 0, 1, 2]
         for a in (q, k, v):
             if len(a.type.shape) != 3 or [d for d in a.dims] != want:
@@ -578,6 +611,203 @@ class Ops:
             q.value, k.value, v.value, float_literal(scale), causal, q.type, k.type, v.type,
             out.type), node)
         return V.Tensor(out, q.dims)
+
+    # -- attention written out: matmul, scale, mask, softmax, matmul ------------
+    HEADS_FIRST = [None, 1, 0, 2]    # [batch, heads, tokens, head_dim]
+    KEY_TRANSPOSED = [None, 1, 2, 0]  # [batch, heads, head_dim, tokens]
+
+    def matmul(self, a, b, node):
+        """torch.matmul(a, b), a @ b, a.matmul(b): the two matmuls of
+        attention written out (q @ k^T begins an AttentionChain, probs @ v
+        ends it in one tx.attention); any other matmul of tensors is an
+        opaque call, as before."""
+        for x in (a, b):
+            if isinstance(x, V.AttentionChain) and not x.probs:
+                raise FrontendError("%s are multiplied by a matrix before softmax: not "
+                                    "supported (only torch.matmul(probs, v) after "
+                                    "softmax(dim=-1))" % x.what(), node)
+        if isinstance(b, V.AttentionChain):
+            raise FrontendError("%s are the right operand of a matmul: only "
+                                "torch.matmul(probs, v) is supported" % b.what(), node)
+        if isinstance(a, V.AttentionChain):
+            return self.chain_output(a, b, node)
+        if isinstance(a, V.RepeatedKV):
+            raise FrontendError("repeat_kv of the query is not supported", node)
+        k = b.tensor if isinstance(b, V.RepeatedKV) else b
+        if isinstance(a, V.Tensor) and isinstance(k, V.Tensor) and a.type is not None \
+                and k.type is not None and len(a.type.shape) == 3 and \
+                len(k.type.shape) == 3 and a.dims == self.HEADS_FIRST and \
+                k.dims == self.KEY_TRANSPOSED:
+            q = self.tensor(a, node, "the query")
+            rep = b.n_rep if isinstance(b, V.RepeatedKV) else 1
+            qh, kh, d = q.type.shape[1], k.type.shape[1], q.type.shape[2]
+            if k.type.shape[2] != d:
+                raise FrontendError("q @ k^T: head dimensions %d and %d differ"
+                                    % (d, k.type.shape[2]), node)
+            if kh * rep != qh and not (kh == 1 and rep == 1):
+                raise FrontendError("q @ k^T: %d query heads and %d key heads%s do not "
+                                    "broadcast (repeat_kv the keys to the query's heads)"
+                                    % (qh, kh * rep, " (repeated)" if rep != 1 else ""),
+                                    node)
+            k = V.Tensor(k.value, list(self.HEADS_FIRST))  # k itself, not k^T
+            return V.AttentionChain(q, (k, rep), node)
+        if isinstance(b, V.RepeatedKV):
+            raise FrontendError("the result of repeat_kv (line %d) in a matmul that is not "
+                                "q @ k.transpose(-2, -1) with q and k [batch, heads, "
+                                "tokens, head_dim]" % b.node.lineno, node)
+        return self.opaque("torch.matmul", [a, b], {}, node)
+
+    def chain_output(self, probs, v, node):
+        """torch.matmul(probs, v): the one tx.attention of the chain."""
+        rep = v.n_rep if isinstance(v, V.RepeatedKV) else 1
+        v = v.tensor if isinstance(v, V.RepeatedKV) else v
+        v = self.tensor(v, node, "the value")
+        (k, krep), q = probs.k, probs.q
+        if len(v.type.shape) != 3 or v.dims != self.HEADS_FIRST:
+            raise FrontendError("torch.matmul(probs, v): v must be [batch, heads, tokens, "
+                                "head_dim] (as k was)", node)
+        qh, kh, vh = q.type.shape[1], k.type.shape[1], v.type.shape[1]
+        if vh * rep != qh and not (vh == 1 and rep == 1):
+            raise FrontendError("probs @ v: %d query heads and %d value heads do not "
+                                "broadcast" % (qh, vh * rep), node)
+        if vh != kh or qh % kh:
+            raise FrontendError("probs @ v: the keys have %d heads and the values %d (tx."
+                                "attention shares one head count for k and v)"
+                                % (kh, vh), node)
+        if v.type.shape[2] != q.type.shape[2]:
+            raise FrontendError("probs @ v: value head dimension %d differs from the "
+                                "query's %d" % (v.type.shape[2], q.type.shape[2]), node)
+        return self.attention(q, k, v, V.CausalMask() if probs.causal else None,
+                              probs.scale, node, heads_first=True)
+
+    def chain_binop(self, kind, a, b, node):
+        """scores * c, c * scores, scores / c (c a positive number known at
+        import), scores + mask, mask + scores (the forward's causal mask)."""
+        chain, other = (a, b) if isinstance(a, V.AttentionChain) else (b, a)
+        if isinstance(other, V.AttentionChain):
+            raise FrontendError("an operation on two attention chains is not supported",
+                                node)
+        if chain.probs:
+            raise FrontendError("%s are used by '%s' after softmax: not supported"
+                                % (chain.what(), kind), node)
+        if kind in ("mul", "div") and isinstance(other, (int, float)) and \
+                not isinstance(other, bool):
+            if kind == "div" and chain is not a:
+                raise FrontendError("a number divided by %s: not supported"
+                                    % chain.what(), node)
+            factor = float(other) if kind == "mul" else 1.0 / float(other) \
+                if other else float("inf")
+            if not (0 < factor < float("inf")):
+                raise FrontendError("scaling %s by %r: only positive finite factors are "
+                                    "supported" % (chain.what(), other), node)
+            return chain.but(scale=chain.scale * factor)
+        if kind == "add" and isinstance(other, V.CausalMask):
+            if chain.causal:
+                raise FrontendError("%s are masked twice" % chain.what(), node)
+            return chain.but(causal=True)
+        raise FrontendError("%s: '%s' with %s is not supported (only scaling by a "
+                            "positive number and adding the forward's attention mask)"
+                            % (chain.what(), kind, self.describe(other)), node)
+
+    def chain_softmax(self, chain, dim, node):
+        if chain.probs:
+            raise FrontendError("softmax of %s: not supported" % chain.what(), node)
+        if dim not in (-1, 3):
+            raise FrontendError("softmax of %s over dim %r: only over the keys (dim=-1) "
+                                "is attention" % (chain.what(), dim), node)
+        return chain.but(probs=True)
+
+    def chain_method(self, chain, name, args, kwargs, node):
+        if name in ("to", "type", "type_as", "float", "contiguous", "detach", "clone"):
+            return chain
+        if name == "softmax":
+            from .table import _arg
+            return self.chain_softmax(chain, _arg(args, kwargs, 0, "dim", node), node)
+        if name == "matmul":
+            return self.matmul(chain, args[0] if args else kwargs.get("other"), node)
+        if name in ("size", "dim"):
+            sizes = chain.sizes()
+            return len(sizes) if name == "dim" else sizes if not args else sizes[args[0]]
+        if name in ("mul", "div", "add"):
+            return self.chain_binop(name, chain, args[0] if args else None, node)
+        raise FrontendError("%s: .%s() is not supported (only scaling, the attention "
+                            "mask, softmax(dim=-1), dtype conversions, dropout in eval "
+                            "mode and torch.matmul(probs, v))" % (chain.what(), name), node)
+
+    def repeated_method(self, r, name, args, kwargs, node):
+        if name == "transpose":
+            return V.RepeatedKV(self.transposed(r.tensor, args[0], args[1], node),
+                                r.n_rep, r.node)
+        if name in ("to", "type", "type_as", "float", "contiguous", "detach"):
+            return r
+        if name == "size":
+            sizes = self.repeated_sizes(r)
+            return sizes if not args else sizes[args[0]]
+        if name == "matmul":
+            raise FrontendError("repeat_kv of the query is not supported", node)
+        self.no_chain(r, node)
+
+    def repeated_sizes(self, r):
+        sizes = list(r.tensor.sizes())
+        heads = r.tensor.dims.index(1) if 1 in r.tensor.dims else None
+        if heads is not None:
+            sizes[heads] *= r.n_rep
+        return tuple(sizes)
+
+    def repeat_kv(self, x, n_rep, node):
+        """HF's repeat_kv(x, n_rep) (torch.repeat_interleave(x, n, dim=1)):
+        x [batch, kv_heads, tokens, head_dim] with each head repeated."""
+        if isinstance(n_rep, bool) or not isinstance(n_rep, int) or n_rep < 1:
+            raise FrontendError("repeat_kv: n_rep must be a positive number known at "
+                                "import, got %s" % self.describe(n_rep), node)
+        x = self.tensor(x, node, "the repeat_kv input")
+        if len(x.type.shape) != 3 or x.dims != self.HEADS_FIRST:
+            raise FrontendError("repeat_kv expects [batch, kv_heads, tokens, head_dim]",
+                                node)
+        return x if n_rep == 1 else V.RepeatedKV(x, n_rep, node)
+
+    # -- parameters and functional norms -----------------------------------------
+    def get_param(self, param, node):
+        out = self.em.fresh("p_" + param.symbol, MemRef(param.shape, self.dtype))
+        self.em.op([out], lambda: "tx.get_param @%s : %s" % (param.symbol, out.type), node)
+        return V.Tensor(out, list(range(len(param.shape))))
+
+    def layer_norm(self, x, shape, weight, bias, eps, node):
+        """F.layer_norm(x, normalized_shape, weight, bias, eps): tx.layernorm
+        over the last dimension; weight (and bias, if given) [n] tensors."""
+        x = self.tensor(x, node, "the F.layer_norm input")
+        self.last_is_last(x, node, "F.layer_norm")
+        if isinstance(shape, int) and not isinstance(shape, bool):
+            shape = (shape,)
+        if not isinstance(shape, (tuple, list)) or len(shape) != 1:
+            raise FrontendError("F.layer_norm over %s: tx.layernorm normalises the last "
+                                "dimension only (normalized_shape must have one size)"
+                                % self.describe(shape), node)
+        n = shape[0]
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise FrontendError("F.layer_norm: normalized_shape must be known at import",
+                                node)
+        self.fix_last(x, n, node, "F.layer_norm input")
+        if weight is None:
+            raise FrontendError("F.layer_norm without a weight is not supported (tx."
+                                "layernorm has a weight)", node)
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+            raise FrontendError("F.layer_norm: eps must be a number known at import, got %s"
+                                % self.describe(eps), node)
+        operands = [x]
+        for t, what in ((weight, "weight"), (bias, "bias")):
+            if t is None:
+                continue
+            t = self.tensor(t, node, "the F.layer_norm %s" % what)
+            if t.type.shape != (n,) or t.dims != [0]:
+                raise FrontendError("F.layer_norm: the %s must be a [%d] tensor, got %s"
+                                    % (what, n, t.type), node)
+            operands.append(t)
+        out = self.fresh("layer_norm", x.type.contiguous())
+        self.em.op([out], lambda: "tx.layernorm %s eps %s : %s -> %s" % (
+            ", ".join(str(t.value) for t in operands), float_literal(eps),
+            ", ".join(str(t.type) for t in operands), out.type), node)
+        return V.Tensor(out, x.dims)
 
     # -- guards ----------------------------------------------------------------
     def guard(self, layer, predicate, node):
@@ -677,6 +907,7 @@ class Ops:
         is assumed to have the first tensor argument's type."""
         tensors = []
         def collect(v):
+            self.no_chain(v, node)
             if isinstance(v, V.Tensor) and v.type is not None:
                 tensors.append(v)
             elif isinstance(v, (tuple, list)):

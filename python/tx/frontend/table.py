@@ -93,6 +93,20 @@ def layernorm_module(tr, node, path, args, kwargs):
     return V.Norm(path, "layernorm", size, float(eps), node, bias=bias)
 
 
+def conv1d(tr, node, path, args, kwargs):
+    """transformers' Conv1D(nf, nx) (GPT-2): x @ W + b with W [nx, nf], i.e.
+    nn.Linear(nx, nf) whose checkpoint weight is stored transposed: a
+    tx.layer marked `tx.checkpoint_transposed` (the weight loader reads the
+    [in, out] tensor into the [out, in] weight; no copy on disk)."""
+    nf = _int(_arg(args, kwargs, 0, "nf", node), "nf", node)
+    nx = _int(_arg(args, kwargs, 1, "nx", node), "nx", node)
+    return V.Linear(path, nx, nf, True, node, transposed=True)
+
+
+def softmax_module(tr, node, path, args, kwargs):
+    return V.SoftmaxModule(_arg(args, kwargs, 0, "dim", node, None))
+
+
 def activation_module(kind):
     return lambda tr, node, path, args, kwargs: V.Activation(kind)
 
@@ -121,6 +135,8 @@ def module_list(tr, node, path, args, kwargs):
 
 MODULES = {
     "torch.nn.Linear": linear,
+    "Conv1D": conv1d,  # transformers.pytorch_utils.Conv1D, or the file's own
+    "torch.nn.Softmax": softmax_module,
     "torch.nn.ModuleList": module_list,
     "torch.nn.Dropout": identity_module,
     "torch.nn.Identity": identity_module,
@@ -178,6 +194,39 @@ def register_norm(name, size_arg=_SIZE_NAMES, size_index=0, eps_arg="eps",
         raise ValueError("an RMSNorm has no bias")
     MODULES[name] = norm_factory(kind, size_arg, size_index, eps_arg, eps_index,
                                  default_eps, bias)
+
+
+def only_by_suffix_error(name):
+    """Whether class `name` is known only as an UNSUPPORTED_SUFFIXES error
+    (a file's *LayerNorm): one with its own forward is translated instead."""
+    short = name.rsplit(".", 1)[-1]
+    return name not in MODULES and short not in MODULES and \
+        not any(short.endswith(s) for s in MODULE_SUFFIXES) and \
+        any(short.endswith(s) for s in UNSUPPORTED_SUFFIXES)
+
+
+# __init__: the initial value of a parameter (its shape; the checkpoint
+# gives the values), and nn.Parameter of it: a tx.param named by its path.
+INIT_TENSORS = ("torch.ones", "torch.zeros", "torch.empty", "torch.randn", "torch.rand")
+
+
+def init_tensor(tr, node, args, kwargs):
+    sizes = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
+        else list(args)
+    if not sizes or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0
+                            for n in sizes):
+        raise FrontendError("a parameter's sizes must be positive numbers known at "
+                            "import, got %r" % (sizes,), node)
+    return V.InitTensor(sizes)
+
+
+def parameter(tr, node, args, kwargs):
+    data = _arg(args, kwargs, 0, "data", node)
+    if not isinstance(data, V.InitTensor):
+        raise FrontendError("nn.Parameter of %s: only of torch.ones/zeros/empty/randn/"
+                            "rand(sizes) (the checkpoint gives its values)"
+                            % tr.describe(data), node)
+    return V.Param(tr.init_path, data.shape, node)
 
 
 def lookup_module(name):
@@ -323,6 +372,82 @@ def eager_attention(tr, node, args, kwargs):
     return (tr.transposed(out, 1, 2), None)
 
 
+# The handler reads these parameters: a file's own eager_attention_forward
+# without them (GPT-2's computes its scale from module attributes) is
+# translated from its body instead (attention written out, below).
+eager_attention.needs_params = ("scaling",)
+
+
+def matmul(tr, node, args, kwargs):
+    """torch.matmul(a, b): attention written out (q @ k^T ... probs @ v) or
+    an opaque call."""
+    return tr.matmul(_arg(args, kwargs, 0, "input", node),
+                     _arg(args, kwargs, 1, "other", node), node)
+
+
+def softmax_function(name):
+    """F.softmax(x, dim, dtype=...), torch.softmax: of attention scores the
+    probabilities (a step of the chain); of another tensor an opaque call."""
+    def handler(tr, node, args, kwargs):
+        x = _arg(args, kwargs, 0, "input", node)
+        if isinstance(x, V.AttentionChain):
+            return tr.chain_softmax(x, _arg(args, kwargs, 1, "dim", node, None), node)
+        return tr.opaque(name, args, kwargs, node)
+    return handler
+
+
+def dropout_function(tr, node, args, kwargs):
+    """F.dropout(x, p=0.5, training=True): the identity when training is
+    False or p is 0 (inference), else an error."""
+    x = _arg(args, kwargs, 0, "input", node)
+    p = _arg(args, kwargs, 1, "p", node, 0.5)
+    training = _arg(args, kwargs, 2, "training", node, True)
+    if training is not False and p not in (0, 0.0):
+        raise FrontendError("dropout with p=%r in training mode: only inference (p=0 or "
+                            "training=False) is supported" % (p,), node)
+    if kwargs.get("inplace") is True and not isinstance(x, V.Tensor):
+        tr.tensor(x, node)
+    return x
+
+
+def repeat_kv(tr, node, args, kwargs):
+    """HF's repeat_kv(hidden_states, n_rep) (the file's own definition is not
+    inlined: tx.attention does GQA by head counts)."""
+    return tr.repeat_kv(_arg(args, kwargs, 0, "hidden_states", node),
+                        _arg(args, kwargs, 1, "n_rep", node), node)
+
+
+def repeat_interleave(tr, node, args, kwargs):
+    """torch.repeat_interleave(x, repeats, dim=1) of [batch, heads, tokens,
+    head_dim]: as repeat_kv; any other form is an opaque call."""
+    x = _arg(args, kwargs, 0, "input", node)
+    n = _arg(args, kwargs, 1, "repeats", node, None)
+    dim = _arg(args, kwargs, 2, "dim", node, None)
+    if dim == 1 and isinstance(n, int) and not isinstance(n, bool) and \
+            isinstance(x, V.Tensor) and x.dims == tr.HEADS_FIRST:
+        return tr.repeat_kv(x, n, node)
+    return tr.opaque("torch.repeat_interleave", args, kwargs, node)
+
+
+def full(tr, node, args, kwargs):
+    """torch.full([], c, ...): a 0-d tensor of a number (GPT-2 divides its
+    attention scores by one) is that number; another size an opaque call."""
+    size = _arg(args, kwargs, 0, "size", node)
+    fill = _arg(args, kwargs, 1, "fill_value", node)
+    if size in ((), []) and isinstance(fill, (int, float)) and not isinstance(fill, bool):
+        return fill
+    return tr.opaque("torch.full", args, kwargs, node)
+
+
+def layer_norm(tr, node, args, kwargs):
+    """F.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5)."""
+    return tr.layer_norm(_arg(args, kwargs, 0, "input", node),
+                         _arg(args, kwargs, 1, "normalized_shape", node),
+                         _arg(args, kwargs, 2, "weight", node, None),
+                         _arg(args, kwargs, 3, "bias", node, None),
+                         _arg(args, kwargs, 4, "eps", node, 1e-5), node)
+
+
 def cat(tr, node, args, kwargs):
     """torch.cat(tensors, dim=0) (torch.concat, torch.concatenate)."""
     return tr.cat(_arg(args, kwargs, 0, "tensors", node),
@@ -378,6 +503,14 @@ FUNCTIONS = {
     "torch.narrow": split_function("narrow"),
     "apply_rotary_pos_emb": rotary_pair,
     "eager_attention_forward": eager_attention,
+    "torch.matmul": matmul,
+    "torch.nn.functional.softmax": softmax_function("torch.nn.functional.softmax"),
+    "torch.softmax": softmax_function("torch.softmax"),
+    "torch.nn.functional.dropout": dropout_function,
+    "torch.full": full,
+    "torch.repeat_interleave": repeat_interleave,
+    "torch.nn.functional.layer_norm": layer_norm,
+    "repeat_kv": repeat_kv,
 }
 
 
@@ -427,3 +560,9 @@ def register_forward_arg(name, kind):
 
 # Config keys read when the config lacks them (HF sets them at run time).
 CONFIG_DEFAULTS = {"_attn_implementation": "eager"}
+
+# Config keys read under another name when the config lacks them (HF's
+# attribute_map: GPT-2's config.json has n_embd, its modeling file reads
+# config.hidden_size).
+CONFIG_ALIASES = {"hidden_size": "n_embd", "num_attention_heads": "n_head",
+                  "num_hidden_layers": "n_layer", "max_position_embeddings": "n_positions"}

@@ -142,6 +142,10 @@ class Translator(Ops):
         op = type(s.op)
         current = self.eval(s.target, env)
         value = self.eval(s.value, env)
+        if isinstance(current, (V.AttentionChain, V.RepeatedKV)):
+            raise FrontendError("in-place operator on %s: not supported (write "
+                                "'x = x %s ...')" % (self.describe(current),
+                                                     "+" if op is ast.Add else "*"), s)
         if isinstance(current, V.Tensor):
             if op not in _TENSOR_BINOPS:
                 raise FrontendError("unsupported in-place operator on a tensor", s)
@@ -310,9 +314,20 @@ class Translator(Ops):
             self.assign(gen.target, item, local, e)
             yield self.eval(e.elt, local)
 
+    raw_params = False
+
     def eval_Attribute(self, e, env):
-        base = self.eval(e.value, env)
         name = e.attr
+        if name == "shape" and isinstance(e.value, ast.Attribute) and \
+                isinstance(e.value.value, ast.Name):
+            # self.weight.shape of a parameter: its shape, no tx.get_param.
+            self.raw_params = True
+            try:
+                base = self.eval(e.value, env)
+            finally:
+                self.raw_params = False
+        else:
+            base = self.eval(e.value, env)
         if isinstance(base, V.Dotted):
             return V.Dotted(base.name + "." + name)
         if isinstance(base, V.Config):
@@ -321,9 +336,14 @@ class Translator(Ops):
             if name in self.flags and not self.in_init:
                 return self.flag_arg(base, name, e)
             if name not in base.attrs:
+                if self.src.method(base.cls, name, e, required=False) is not None:
+                    return V.BoundMethod(base, name)  # self.helper(...): inlined
                 raise FrontendError("module '%s' has no attribute '%s' (set in __init__)"
                                     % (base.cls.name, name), e)
-            return base.attrs[name]
+            value = base.attrs[name]
+            if isinstance(value, V.Param) and not self.in_init and not self.raw_params:
+                return self.get_param(value, e)
+            return value
         if isinstance(base, V.Linear) and name in ("in_features", "out_features"):
             return getattr(base, name)
         if isinstance(base, V.Norm) and name in ("eps", "variance_epsilon"):
@@ -334,6 +354,17 @@ class Translator(Ops):
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
             return V.BoundMethod(base, name)
+        if isinstance(base, (V.AttentionChain, V.RepeatedKV)):
+            if name == "shape":
+                return base.sizes() if isinstance(base, V.AttentionChain) else \
+                    self.repeated_sizes(base)
+            if name in ("dtype", "device"):
+                return "tensor.%s" % name
+            return V.BoundMethod(base, name)
+        if isinstance(base, V.Param):
+            if name == "shape":
+                return base.shape
+            raise FrontendError("unsupported attribute '%s' of a parameter" % name, e)
         if isinstance(base, (V.Container, dict, str, tuple, list)):
             return V.BoundMethod(base, name)
         raise FrontendError("unsupported attribute '%s' of %s" % (name, self.describe(base)), e)
@@ -341,6 +372,8 @@ class Translator(Ops):
     def config_get(self, cfg, name, node, default=V.Unavailable):
         if name in cfg.data:
             value = cfg.data[name]
+        elif table.CONFIG_ALIASES.get(name) in cfg.data:
+            value = cfg.data[table.CONFIG_ALIASES[name]]
         elif name in table.CONFIG_DEFAULTS:
             value = table.CONFIG_DEFAULTS[name]
         elif default is not V.Unavailable:
@@ -366,12 +399,29 @@ class Translator(Ops):
             return V.ContainerRead(base, key, e)
         if isinstance(base, V.Tensor):
             return self.tensor_index(base, key, e)
+        if isinstance(base, V.CausalMask):
+            return self.mask_index(key, e)
+        if isinstance(base, (V.AttentionChain, V.RepeatedKV)):
+            self.no_chain(base, e)
         if isinstance(base, (tuple, list, dict, str)):
             try:
                 return base[key]
             except (IndexError, KeyError, TypeError) as err:
                 raise FrontendError("bad subscript: %s" % err, e) from None
         raise FrontendError("cannot subscript %s" % self.describe(base), e)
+
+    def mask_index(self, key, node):
+        """attention_mask[:, :, :, :k.shape[-2]] (HF's slice of the causal
+        mask to the keys' length): the causal mask still; any other index is
+        an error."""
+        key = key if isinstance(key, tuple) else (key,)
+        full = (None, V.TOKENS)
+        if len(key) > 4 or not all(
+                isinstance(k, slice) and k.step in (None, 1) and k.start in (None, 0) and
+                k.stop in full for k in key):
+            raise FrontendError("indexing the attention mask other than up to the keys' "
+                                "length ([:, :, :, :key.shape[-2]]) is not supported", node)
+        return V.CausalMask()
 
     def eval_Slice(self, e, env):
         part = lambda x: None if x is None else self.eval(x, env)
@@ -387,6 +437,14 @@ class Translator(Ops):
         for v in (a, b):
             if isinstance(v, V.Unavailable):
                 raise FrontendError(v.why, node)
+        if op is ast.MatMult:
+            return self.matmul(a, b, node)
+        if isinstance(a, V.AttentionChain) or isinstance(b, V.AttentionChain):
+            if op not in _TENSOR_BINOPS:
+                self.no_chain(a if isinstance(a, V.AttentionChain) else b, node)
+            return self.chain_binop(_TENSOR_BINOPS[op], a, b, node)
+        if isinstance(a, V.RepeatedKV) or isinstance(b, V.RepeatedKV):
+            self.no_chain(a if isinstance(a, V.RepeatedKV) else b, node)
         if isinstance(a, V.Tensor) or isinstance(b, V.Tensor):
             if op not in _TENSOR_BINOPS:
                 raise FrontendError("unsupported operator on tensors", node)
@@ -403,7 +461,8 @@ class Translator(Ops):
             raise FrontendError("the number of tokens is not known at import (it is "
                                 "dynamic): use -1 in views", node)
         return not isinstance(v, (V.Guard, V.Tensor, V.Spec, V.Instance, V.Container,
-                                  V.ContainerRead))
+                                  V.ContainerRead, V.AttentionChain, V.RepeatedKV,
+                                  V.CausalMask))
 
     def eval_UnaryOp(self, e, env):
         if isinstance(e.op, ast.Not):
@@ -414,6 +473,7 @@ class Translator(Ops):
                 return self.guard_not(value, e)
             return not self.test(e.operand, env)
         value = self.eval(e.operand, env)
+        self.no_chain(value, e)
         if isinstance(value, V.Tensor):
             if isinstance(e.op, ast.USub):
                 return self.unary("neg", value, e)
@@ -517,6 +577,17 @@ class Translator(Ops):
             return self.call_named(func.name, args, kwargs, node)
         if isinstance(func, V.FunctionRef):
             handler = table.lookup_function(func.name)
+            a = func.node.args
+            params = [p.arg for p in list(getattr(a, "posonlyargs", [])) + list(a.args)
+                      + list(a.kwonlyargs)]
+            if handler is not None and not all(p in params for p in
+                                               getattr(handler, "needs_params", ())):
+                # The file's own function does not take what the table's
+                # handler reads (GPT-2's eager_attention_forward computes
+                # its scale itself): its body is translated instead.
+                if kwargs.get("sliding_window") is not None:
+                    raise FrontendError("sliding-window attention is not supported", node)
+                handler = None
             if handler is not None:
                 # The file's own signature (its defaults) binds the call; the
                 # handler gets every parameter by position and by name.
@@ -546,7 +617,19 @@ class Translator(Ops):
             return self.unary(func.kind, self.one_arg(args, kwargs, node), node)
         if isinstance(func, V.Identity):
             return self.one_arg(args, kwargs, node)
+        if isinstance(func, V.SoftmaxModule):
+            x = self.one_arg(args, kwargs, node)
+            if isinstance(x, V.AttentionChain):
+                return self.chain_softmax(x, func.dim, node)
+            return self.opaque("torch.nn.Softmax", [x], {}, node)
         if isinstance(func, V.BoundMethod):
+            if isinstance(func.obj, V.Instance):
+                fn = self.src.method(func.obj.cls, func.name, node)
+                if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                       for d in fn.decorator_list):
+                    raise FrontendError("calling a static or class method is not "
+                                        "supported", node)
+                return self.inline(fn, func.obj, args, kwargs, node)
             return self.method(func.obj, func.name, args, kwargs, node)
         if callable(func) and getattr(func, "_tx_builtin", False):
             return func(self, node, args, kwargs)
@@ -565,9 +648,10 @@ class Translator(Ops):
             factory = table.lookup_module(name)
             if factory is not None:
                 return factory(self, node, self.init_path, args, kwargs)
-            if name in ("torch.nn.Parameter",):
-                raise FrontendError("nn.Parameter outside a norm class is not supported",
-                                    node)
+            if name in table.INIT_TENSORS:
+                return table.init_tensor(self, node, args, kwargs)
+            if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                return table.parameter(self, node, args, kwargs)
             raise FrontendError("unknown module class or function '%s' in __init__" % name,
                                 node)
         handler = table.lookup_function(name)
@@ -639,6 +723,13 @@ class Translator(Ops):
     # == __init__ =============================================================
     def instantiate(self, cls_name, args, kwargs, node, path):
         factory = table.lookup_module(cls_name)
+        if factory is not None and table.only_by_suffix_error(cls_name) and \
+                cls_name in self.src.classes and \
+                self.src.method(self.src.classes[cls_name], "forward", node,
+                                required=False) is not None:
+            # A *LayerNorm class of the file with its own forward: what that
+            # forward computes decides (F.layer_norm, or an error).
+            factory = None
         if factory is not None:
             value = factory(self, node, path, args, kwargs)
             if isinstance(value, V.Norm) and cls_name in self.src.classes:
@@ -760,6 +851,14 @@ class Translator(Ops):
             return "'%s'" % v.name
         if isinstance(v, (V.FunctionRef, V.ClassRef)):
             return "'%s'" % v.name
+        if isinstance(v, V.AttentionChain):
+            return v.what()
+        if isinstance(v, V.RepeatedKV):
+            return "the result of repeat_kv (line %d)" % v.node.lineno
+        if isinstance(v, V.CausalMask):
+            return "the attention mask"
+        if isinstance(v, V.Param):
+            return "parameter 'self.%s'" % v.path
         if isinstance(v, V.Spec):
             return "layer 'self.%s'" % v.path
         return "%s %r" % (type(v).__name__, v) if not isinstance(v, object.__class__) \

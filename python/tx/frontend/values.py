@@ -76,6 +76,43 @@ class CausalMask:
     """The attention mask argument: taken to be the causal mask."""
 
 
+class AttentionChain:
+    """Attention written out in forward, on its way to one tx.attention:
+    `torch.matmul(q, k.transpose(-2, -1))` (the scores), scaled by numbers
+    known at import (`scale`, the product), plus the forward's causal mask
+    (`causal`), then (`probs`) softmax over the last dimension. Only the
+    next step of that chain may use it (a dtype conversion, dropout in eval
+    mode, and finally `torch.matmul(probs, v)`); any other use is an error
+    at that use, naming `node`, where the chain began (tx.attention never
+    computes the scores or the probabilities)."""
+
+    def __init__(self, q, k, node, scale=1.0, causal=False, probs=False):
+        self.q, self.k, self.node = q, k, node
+        self.scale, self.causal, self.probs = scale, causal, probs
+
+    def but(self, **changes):
+        c = AttentionChain(self.q, self.k, self.node, self.scale, self.causal, self.probs)
+        c.__dict__.update(changes)
+        return c
+
+    def what(self):
+        return "the attention %s of line %d" % (
+            "probabilities" if self.probs else "scores", self.node.lineno)
+
+    def sizes(self):
+        heads = self.q.type.shape[1]
+        return (1, heads, TOKENS, TOKENS)
+
+
+class RepeatedKV:
+    """`repeat_kv(k, n)` (HF's GQA helper): k with each head repeated n
+    times. tx.attention does GQA by head counts, so this only marks k or v
+    for the attention matmuls; any other use is an error."""
+
+    def __init__(self, tensor, n_rep, node):
+        self.tensor, self.n_rep, self.node = tensor, n_rep, node
+
+
 class Unavailable:
     """A value the frontend cannot give (used: an error at `node`)."""
 
@@ -125,9 +162,21 @@ class Spec:
 
 
 class Linear(Spec):
-    def __init__(self, path, in_features, out_features, bias, node):
+    """nn.Linear, or (`transposed`) GPT-2's Conv1D(nf, nx): the same
+    x @ W^T + b with the checkpoint's weight stored [in, out]."""
+
+    def __init__(self, path, in_features, out_features, bias, node, transposed=False):
         self.path, self.node = path, node
         self.in_features, self.out_features, self.bias = in_features, out_features, bias
+        self.transposed = transposed
+
+
+class Param(Spec):
+    """A bare `self.x = nn.Parameter(torch.ones(n))` (or zeros): tx.param
+    named by its path, read in forward as a [n] tensor."""
+
+    def __init__(self, path, shape, node):
+        self.path, self.shape, self.node = path, tuple(shape), node
 
 
 class NoneLayer(Spec):
@@ -151,6 +200,21 @@ class Norm(Spec):
 class Activation:
     def __init__(self, kind):
         self.kind = kind
+
+
+class SoftmaxModule:
+    """nn.Softmax(dim)."""
+
+    def __init__(self, dim):
+        self.dim = dim
+
+
+class InitTensor:
+    """torch.ones/zeros/empty/randn/rand(sizes) in __init__: the initial
+    value of an nn.Parameter (the checkpoint gives the real one)."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
 
 
 class Identity:

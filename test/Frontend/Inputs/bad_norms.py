@@ -61,3 +61,22 @@ class TwoOffsets(nn.Module):
 
     def forward(self, hidden_states):
         return self.norm(hidden_states)
+
+
+class NoWeightBlock(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.size = config.hidden_size
+
+    def forward(self, hidden_states):
+        return nn.functional.layer_norm(hidden_states, (self.size,))
+
+
+class TwoDimBlock(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(4, config.hidden_size // 4))
+
+    def forward(self, hidden_states):
+        x = hidden_states.view(1, -1, 4, 16)
+        return nn.functional.layer_norm(x, (4, 16), self.weight).view(1, -1, 64)

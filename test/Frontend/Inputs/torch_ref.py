@@ -44,6 +44,10 @@ FORWARD_ARGS = {
 }
 
 
+ATTRIBUTE_MAP = {"hidden_size": "n_embd", "num_attention_heads": "n_head",
+                 "num_hidden_layers": "n_layer", "max_position_embeddings": "n_positions"}
+
+
 def transformers_stub():
     """The few names of `transformers` HF modeling files import (it is not
     installed here): ACT2FN and the attention registry."""
@@ -53,8 +57,27 @@ def transformers_stub():
     act2fn = {"silu": nn.SiLU(), "swish": nn.SiLU(), "relu": nn.ReLU(), "gelu": nn.GELU(),
               "gelu_pytorch_tanh": nn.GELU(approximate="tanh"),
               "gelu_new": nn.GELU(approximate="tanh")}
+    import torch
+
+    class Conv1D(nn.Module):
+        """transformers.pytorch_utils.Conv1D (GPT-2): x @ weight + bias, the
+        weight [nx, nf]."""
+
+        def __init__(self, nf, nx):
+            super().__init__()
+            self.nf = nf
+            self.weight = nn.Parameter(torch.empty(nx, nf))
+            self.bias = nn.Parameter(torch.zeros(nf))
+            nn.init.normal_(self.weight, std=0.02)
+
+        def forward(self, x):
+            size_out = x.size()[:-1] + (self.nf,)
+            x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
+            return x.view(size_out)
+
     names = {"transformers.activations": {"ACT2FN": act2fn},
-             "transformers.modeling_utils": {"ALL_ATTENTION_FUNCTIONS": {}}}
+             "transformers.modeling_utils": {"ALL_ATTENTION_FUNCTIONS": {}},
+             "transformers.pytorch_utils": {"Conv1D": Conv1D}}
     sys.modules["transformers"] = types.ModuleType("transformers")
     for name, attrs in names.items():
         m = types.ModuleType(name)
@@ -86,6 +109,10 @@ def run(a):
     with open(a.config) as f:
         # HF sets _attn_implementation at run time (tx.frontend's default too).
         cfg = types.SimpleNamespace(**dict({"_attn_implementation": "eager"}, **json.load(f)))
+    # HF's attribute_map (GPT-2's config.json has n_embd for hidden_size, ...).
+    for key, alias in ATTRIBUTE_MAP.items():
+        if not hasattr(cfg, key) and hasattr(cfg, alias):
+            setattr(cfg, key, getattr(cfg, alias))
     spec = importlib.util.spec_from_file_location("modeling", a.modeling)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

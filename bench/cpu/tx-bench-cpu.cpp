@@ -40,6 +40,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -74,6 +75,11 @@ static cl::opt<bool> noBufferCache(
     cl::desc("Compile the runners without their buffer cache "
              "(CpuRunnerOptions::bufferCache): every large buffer of a call "
              "is malloc'ed and freed, as before the cache"));
+static cl::opt<bool> freshResults(
+    "fresh-results",
+    cl::desc("Each call returns new result tensors (CpuRunner::call) "
+             "instead of writing into the previous call's "
+             "(CpuRunner::callInto), as before callInto"));
 static cl::opt<std::string> kinds("kinds",
                                   cl::desc("Comma-separated: qkv,gate_up"),
                                   cl::init("qkv,gate_up"));
@@ -315,7 +321,8 @@ int main(int argc, char **argv) {
                << (noBufferCache ? "off" : "on") << "\n"
                << "timing: median of interleaved repetitions after " << warm
                << " warm-up call(s); tx times include the runner's copies "
-                  "of inputs and results\n"
+                  "of inputs and results (into the previous call's result "
+                  "tensors)\n"
                << "GFLOP/s count the GEMM only (2*M*N*K, N merged); "
                   "ratio = OpenBLAS time / tx fused time (>1: tx faster)\n\n";
   llvm::outs()
@@ -385,15 +392,25 @@ int main(int argc, char **argv) {
       std::vector<tx::Tensor> unfusedOut, fusedOut;
       auto call = [&](tx::CpuRunner &r, std::vector<tx::Tensor> &out,
                       double &ms) -> bool {
+        // Into the tensors of the previous call, as OpenBLAS writes into
+        // the same C each time.
         auto t0 = Clock::now();
-        auto res = r.call("forward", {x});
+        llvm::Error error = llvm::Error::success();
+        if (freshResults) {
+          auto res = r.call("forward", {x});
+          if (res)
+            out = std::move(*res);
+          else
+            error = res.takeError();
+        } else {
+          error = r.callInto("forward", {x}, out);
+        }
         ms = secondsSince(t0) * 1e3;
-        if (!res) {
-          llvm::errs() << "tx-bench-cpu: " << llvm::toString(res.takeError())
+        if (error) {
+          llvm::errs() << "tx-bench-cpu: " << llvm::toString(std::move(error))
                        << "\n";
           return false;
         }
-        out = std::move(*res);
         return true;
       };
 
@@ -402,7 +419,15 @@ int main(int argc, char **argv) {
         double a, b;
         if (!call(**unfused, unfusedOut, a) || !call(**fused, fusedOut, b))
           return 1;
-        double b1 = sgemm(1), b2 = sgemm(2);
+        // OpenBLAS's threads spin for a while after a call (about 2^28
+        // cycles) before they sleep. Its 2-thread call is timed with them
+        // awake (an untimed call first, as in a run of GEMMs back to back);
+        // then they are let sleep, so that the next tx call does not share
+        // the cores with them (with threads, it ran no faster than one).
+        double b1 = sgemm(1);
+        sgemm(2);
+        double b2 = sgemm(2);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
         if (i < warm)
           continue;
         tu.push_back(a);

@@ -159,7 +159,8 @@ TX_CAPI_EXPORTED TxStatus txExecutableInvoke(TxExecutable *executable,
 
 /* The results of the last txExecutableInvoke: their count, and a view of
  * result `index` (data and shape owned by the executable, valid until its
- * next call). */
+ * next call, which writes results of the same shapes into the same memory
+ * instead of allocating it again). */
 TX_CAPI_EXPORTED TxStatus txExecutableGetNumResults(TxExecutable *executable,
                                                     size_t *outNumResults);
 TX_CAPI_EXPORTED TxStatus txExecutableGetResult(TxExecutable *executable,

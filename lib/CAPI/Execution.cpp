@@ -164,14 +164,16 @@ TxStatus txExecutableInvoke(TxExecutable *executable, const char *function,
     if (TxStatus status = toTensor(inputs[i], i, tensors[i]))
       return status;
 
-  executable->results.clear();
-  auto results = executable->runner->call(function, tensors);
-  if (!results)
+  // Into the previous call's result tensors: a call of the same shapes
+  // allocates no result memory.
+  if (llvm::Error error = executable->runner->callInto(function, tensors,
+                                                       executable->results)) {
+    executable->results.clear();
     // Wrong count/shape of inputs and unknown functions are the caller's
     // mistakes; the runner says which.
     return tx::capi::fail(TX_ERROR_INVALID_ARGUMENT,
-                          caller + ": " + llvm::toString(results.takeError()));
-  executable->results = std::move(*results);
+                          caller + ": " + llvm::toString(std::move(error)));
+  }
 
   if (!outputs)
     return TX_OK;

@@ -22,6 +22,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Memory.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -32,6 +35,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <sys/mman.h>
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -157,6 +161,141 @@ static llvm::Error callIfPresent(ExecutionEngine &engine, llvm::StringRef name,
       runtimeChecks);
 }
 
+namespace mlir::tx::detail {
+/// The memory of the weight globals the runner took out of the JIT's image
+/// (moveWeightsOutOfImage): one anonymous mapping, whose pages are zero
+/// until bindWeights writes them, one aligned piece per global.
+struct WeightStorage {
+  llvm::sys::MemoryBlock block;
+  /// Global name -> (address, bytes).
+  std::vector<std::pair<std::string, std::pair<char *, uint64_t>>> globals;
+  /// The addresses of all the module's host weight globals, here or in the
+  /// JIT's image (a call's results that are one are not freed).
+  std::set<void *> boundAddresses;
+  WeightStorage() = default;
+  WeightStorage(const WeightStorage &) = delete;
+  ~WeightStorage() {
+    if (block.base())
+      llvm::sys::Memory::releaseMappedMemory(block);
+  }
+  bool holds(const void *p) const {
+    auto *c = static_cast<const char *>(p);
+    auto *base = static_cast<const char *>(block.base());
+    return base && c >= base && c < base + block.allocatedSize();
+  }
+};
+} // namespace mlir::tx::detail
+
+/// Whether the initial value of `global` is nothing, undef, poison or all
+/// zero bits: what storage of fresh (zero) pages holds.
+static bool hasNoContents(LLVM::GlobalOp global) {
+  if (Attribute value = global.getValueOrNull()) {
+    if (isa<LLVM::ZeroAttr, LLVM::UndefAttr>(value))
+      return true;
+    auto dense = dyn_cast<DenseElementsAttr>(value);
+    if (!dense || !dense.isSplat())
+      return false;
+    if (auto f = dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>()))
+      return f.getValue().isPosZero();
+    if (auto i = dyn_cast<IntegerAttr>(dense.getSplatValue<Attribute>()))
+      return i.getValue().isZero();
+    return false;
+  }
+  Block *init = global.getInitializerBlock();
+  if (!init)
+    return true;
+  for (Operation &op : *init)
+    if (!isa<LLVM::UndefOp, LLVM::PoisonOp, LLVM::ZeroOp, LLVM::ReturnOp>(op))
+      return false;
+  return true;
+}
+
+/// Takes the weight globals (`bindings`) of the lowered `module` out of the
+/// JIT's image: each becomes an external declaration, its memory a piece of
+/// one mapping the runner allocates (returned), bound to its name when the
+/// engine links. Their initial value is undef: left in the module, the JIT
+/// would give each a zero-initialised section and memset it at
+/// materialisation, faulting in every page of every weight (0.87 GB a
+/// Llama-3-8B layer) as part of the compile, before bindWeights writes them
+/// all again. Globals with contents, constant ones and ones whose size is
+/// not the binding's stay in the image.
+static llvm::Expected<std::unique_ptr<tx::detail::WeightStorage>>
+moveWeightsOutOfImage(ModuleOp module,
+                      const std::vector<WeightBinding> &bindings) {
+  llvm::StringMap<uint64_t> bindingBytes;
+  for (const WeightBinding &b : bindings)
+    bindingBytes[b.global] =
+        Tensor::numElements(b.shape) * elementBytes(b.element);
+  DataLayout layout(module);
+  std::vector<std::pair<LLVM::GlobalOp, uint64_t>> moved;
+  uint64_t total = 0;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    auto it = bindingBytes.find(global.getSymName());
+    if (it == bindingBytes.end() || global.getConstant() ||
+        global.getThreadLocal_() || !hasNoContents(global) ||
+        layout.getTypeSize(global.getGlobalType()) != it->second)
+      continue;
+    // Page-aligned pieces (at least the global's alignment).
+    uint64_t align = std::max<uint64_t>(global.getAlignment().value_or(1), 4096);
+    total = llvm::alignTo(total, align);
+    moved.emplace_back(global, total);
+    total += std::max<uint64_t>(it->second, 1);
+  }
+  auto storage = std::make_unique<tx::detail::WeightStorage>();
+  if (moved.empty())
+    return storage;
+  // Huge-page aligned: bindWeights faults the pages in, 2 MiB at a time
+  // where the kernel gives transparent huge pages on request.
+  constexpr uint64_t kHugePage = 2 << 20;
+  std::error_code ec;
+  storage->block = llvm::sys::Memory::allocateMappedMemory(
+      total + kHugePage, nullptr,
+      llvm::sys::Memory::MF_READ | llvm::sys::Memory::MF_WRITE, ec);
+  if (ec || !storage->block.base())
+    return createStringError(std::errc::not_enough_memory,
+                             "cannot allocate %llu bytes for the module's "
+                             "weights: %s",
+                             static_cast<unsigned long long>(total),
+                             ec.message().c_str());
+  char *base = reinterpret_cast<char *>(llvm::alignTo(
+      reinterpret_cast<uintptr_t>(storage->block.base()), kHugePage));
+#ifdef MADV_HUGEPAGE
+  (void)::madvise(base, llvm::alignTo(total, kHugePage), MADV_HUGEPAGE);
+#endif
+  for (auto [global, offset] : moved) {
+    storage->globals.push_back(
+        {global.getSymName().str(),
+         {base + offset,
+          bindingBytes[global.getSymName()]}});
+    global.removeValueAttr();
+    global.getInitializerRegion().getBlocks().clear();
+    global.setLinkage(LLVM::Linkage::External);
+  }
+  return storage;
+}
+
+WeightStorageStats CpuRunner::weightStorageStats() const {
+  WeightStorageStats stats;
+  if (!engine)
+    return stats;
+  for (const WeightBinding &b : bindings) {
+    llvm::Expected<void *> addr = engine->lookup(b.global);
+    if (!addr) {
+      llvm::consumeError(addr.takeError());
+      continue;
+    }
+    uint64_t bytes = Tensor::numElements(b.shape) * elementBytes(b.element);
+    if (weightStorage && weightStorage->holds(*addr)) {
+      ++stats.runnerGlobals;
+      stats.runnerBytes += bytes;
+    } else {
+      ++stats.imageGlobals;
+      stats.imageBytes += bytes;
+    }
+  }
+  return stats;
+}
+
 /// ExecutionEngines of runners, alive now (CpuRunner::liveEngines).
 static std::atomic<int64_t> liveEngineCount{0};
 
@@ -182,6 +321,7 @@ CpuRunner::~CpuRunner() {
   if (!asyncTasks->waitIdle(std::chrono::minutes(1))) {
     (void)engine.release();
     (void)bufferCache.release();
+    (void)weightStorage.release();
     return;
   }
   engine.reset();
@@ -287,6 +427,9 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     ctx->printOpOnDiagnostic(false);
     LogicalResult ran = pm.run(*lowered);
     ctx->printOpOnDiagnostic(printOp);
+    runner->loweringTime = std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
     if (failed(ran))
       return createStringError(std::errc::invalid_argument,
                                "lowering with '%s' failed:\n%s",
@@ -309,6 +452,11 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
     runner->profileCounters = std::make_unique<detail::ProfileCounters>(table);
     (*lowered)->removeAttr(kProfileTableAttrName);
   }
+  // The weights' memory: the runner's, not the JIT's.
+  auto storage = moveWeightsOutOfImage(*lowered, runner->bindings);
+  if (!storage)
+    return storage.takeError();
+  runner->weightStorage = std::move(*storage);
   if (options.dumpLowered)
     lowered->print(llvm::errs());
 
@@ -367,14 +515,19 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   if (void *set = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
           "txEmulatorSetErrorHandler"))
     reinterpret_cast<SetErrorHandler>(set)(&detail::deviceErrorHandler);
+  auto jitStart = std::chrono::steady_clock::now();
   auto engine = ExecutionEngine::create(*lowered, engineOptions);
   if (!engine)
     return engine.takeError();
   runner->engine = std::move(*engine);
   ++liveEngineCount;
-  runner->engine->registerSymbols([usesAsync](
+  runner->engine->registerSymbols([usesAsync,
+                                   weights = runner->weightStorage.get()](
                                       llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
+    for (const auto &[name, piece] : weights->globals)
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(piece.first),
+                             llvm::JITSymbolFlags::Exported};
     map[interner(kRuntimeCheckFunctionName)] = {
         llvm::orc::ExecutorAddr::fromPtr(detail::runtimeCheckFailedAddress()),
         llvm::JITSymbolFlags::Exported};
@@ -409,7 +562,15 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
       llvm::consumeError(fn.takeError());
     break;
   }
+  for (const WeightBinding &b : runner->bindings) {
+    if (auto a = runner->engine->lookup(b.global))
+      runner->weightStorage->boundAddresses.insert(*a);
+    else
+      llvm::consumeError(a.takeError());
+  }
   auto loadStart = std::chrono::steady_clock::now();
+  runner->jitTime =
+      std::chrono::duration<double>(loadStart - jitStart).count();
   detail::TaskCounter::Scope scope(runner->asyncTasks,
                                    runner->bufferCache.get());
   // tx-to-nvvm keeps the weights in device memory: allocated now, once
@@ -573,6 +734,15 @@ struct Descriptor {
 
 llvm::Expected<std::vector<Tensor>>
 CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
+  std::vector<Tensor> results;
+  if (llvm::Error e = callInto(name, inputs, results))
+    return std::move(e);
+  return results;
+}
+
+llvm::Error CpuRunner::callInto(llvm::StringRef name,
+                                const std::vector<Tensor> &inputs,
+                                std::vector<Tensor> &results) {
   llvm::Expected<FunctionSignature> sigOr = signature(name);
   if (!sigOr)
     return sigOr.takeError();
@@ -678,9 +848,7 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     }
     ElementType element = tensorArgs[i]->element;
     size_t bytes = std::max<size_t>(1, t.data.size()) * elementBytes(element);
-    scratch.emplace_back(static_cast<char *>(
-        bytes >= detail::BufferCache::kMinBytes ? bufferCache->allocate(bytes)
-                                                : std::malloc(bytes)));
+    scratch.emplace_back(static_cast<char *>(bufferCache->allocateAny(bytes)));
     if (!scratch.back())
       return createStringError(std::errc::not_enough_memory,
                                "cannot allocate %zu bytes for input #%zu",
@@ -749,16 +917,12 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
 
   // Copy results out (they may be strided views), then free the buffers the
   // function allocated for them.
-  std::vector<Tensor> results;
+  // A tensor of `results` with the result's shape keeps its storage.
+  results.resize(sig.results.size());
   std::set<void *> owned;
   for (auto &s : scratch)
     owned.insert(s.get());
-  std::set<void *> weightsAddrs;
-  for (const WeightBinding &b : bindings)
-    if (auto a = engine->lookup(b.global))
-      weightsAddrs.insert(*a);
-    else
-      llvm::consumeError(a.takeError());
+  const std::set<void *> &weightsAddrs = weightStorage->boundAddresses;
   std::set<void *> toFree;
   size_t off = 0;
   for (const ValueInfo &r : sig.results) {
@@ -769,7 +933,9 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
     const int64_t *strides = w + 3 + rank;
     size_t bytes = elementBytes(r.element);
     const char *base = reinterpret_cast<const char *>(w[1]) + w[2] * bytes;
-    Tensor t = Tensor::zeros(shape);
+    Tensor &t = results[&r - sig.results.data()];
+    if (t.shape != shape || t.data.size() != size_t(Tensor::numElements(shape)))
+      t = Tensor::zeros(shape);
     int64_t count = t.numElements();
     // Contiguous row-major (what tx-return-contiguous makes of public
     // results): one conversion of the whole buffer; a strided view: element
@@ -796,7 +962,6 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
         }
       }
     }
-    results.push_back(std::move(t));
     void *alloc = reinterpret_cast<void *>(w[0]);
     // finalize-memref-to-llvm marks a memref.get_global's allocated pointer
     // with 0xdeadbeef: it is not heap memory.
@@ -808,5 +973,5 @@ CpuRunner::call(llvm::StringRef name, const std::vector<Tensor> &inputs) {
   // allocator the code's malloc took them from.
   for (void *p : toFree)
     detail::BufferCache::release(p);
-  return results;
+  return llvm::Error::success();
 }

@@ -258,6 +258,22 @@ static void testExecution(TxContext *ctx, const char *llama) {
            (long long)result.shape[1],
            memcmp(result.data, out, sizeof(out)) == 0);
   report("result out of range", txExecutableGetResult(exe, 1, &result));
+  /* A call of the same shapes writes into the previous call's result
+   * memory (no allocation), overwriting all of it: other inputs give other
+   * numbers, the first inputs the first numbers again. */
+  const void *firstData = result.data;
+  float x2[T * 64];
+  for (int i = 0; i < T * 64; ++i)
+    x2[i] = x[i] * 2.0f + 0.5f;
+  TxBuffer inputs2[3] = {{x2, xShape, 2}, {cs, csShape, 2}, {sn, csShape, 2}};
+  txExecutableInvoke(exe, "forward", inputs2, 3, NULL, 0);
+  txExecutableGetResult(exe, 0, &result);
+  int differs = memcmp(result.data, out, sizeof(out)) != 0;
+  report("invoke again", txExecutableInvoke(exe, "forward", inputs, 3, NULL, 0));
+  txExecutableGetResult(exe, 0, &result);
+  printf("result memory kept: %d, other inputs differ: %d, same again: %d\n",
+         result.data == firstData, differs,
+         memcmp(result.data, out, sizeof(out)) == 0);
 
   TxBuffer badInputs[3] = {{x, badShape, 2}, {cs, csShape, 2},
                            {sn, csShape, 2}};
@@ -348,6 +364,8 @@ static void testExecution(TxContext *ctx, const char *llama) {
 // CHECK-NEXT: finite: 1
 // CHECK-NEXT: results: 1, rank 2, 2x64, same: 1
 // CHECK-NEXT: result out of range: TX_ERROR_INVALID_ARGUMENT: txExecutableGetResult: index 1 out of range (1 results)
+// CHECK-NEXT: invoke again: TX_OK
+// CHECK-NEXT: result memory kept: 1, other inputs differ: 1, same again: 1
 // CHECK-NEXT: wrong input shape: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: {{.*}}63
 // CHECK: too few inputs: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke:
 // CHECK: NULL input data: TX_ERROR_INVALID_ARGUMENT: txExecutableInvoke: input 0 has NULL data

@@ -464,13 +464,14 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(std::move(e)));
   for (unsigned r = 0; r < std::max(1u, repeat.getValue()); ++r) {
     auto start = std::chrono::steady_clock::now();
-    auto res = (*runner)->call(entry, inputs);
+    // Into the same result tensors each time (a fresh 32 MB result would
+    // cost every call its page faults).
+    llvm::Error error = (*runner)->callInto(entry, inputs, outputs);
     callSeconds.push_back(std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - start)
                               .count());
-    if (!res)
-      return fail(llvm::toString(res.takeError()));
-    outputs = std::move(*res);
+    if (error)
+      return fail(llvm::toString(std::move(error)));
     if (stats)
       counters.push_back(DeviceCounters::read());
     if (r == 0 && repeat > 1)
@@ -563,6 +564,15 @@ int main(int argc, char **argv) {
                  << " bytes)\n";
     llvm::outs() << "  async tasks: " << (*runner)->asyncTasksStarted()
                  << " started\n";
+    tx::WeightStorageStats weights = (*runner)->weightStorageStats();
+    llvm::outs() << "  weight globals: " << weights.runnerGlobals << " ("
+                 << weights.runnerBytes << " bytes) in the runner's storage, "
+                 << weights.imageGlobals << " (" << weights.imageBytes
+                 << " bytes) in the JIT's image\n";
+    llvm::outs() << "  compile: lowering "
+                 << llvm::format("%.3f", (*runner)->loweringSeconds())
+                 << " s, JIT " << llvm::format("%.3f", (*runner)->jitSeconds())
+                 << " s\n";
     runner->reset();
     llvm::outs() << "  engines alive after destroying the runner: "
                  << tx::CpuRunner::liveEngines() << "\n";

@@ -21,15 +21,15 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
     (M, N, K) with scf.for loops, peels the token loop so the main tiles are
     static, then vectorises every linalg op with a static shape (GEMM tiles
     become `vector.contract`, lowered to outer products / FMAs). A call
-    with at least `gemm-pack-min-tokens` rows packs instead, in BLIS's
-    order: per N block, the weight block transposed once; per block of
-    `gemm-token-block` rows, per K block, the rows copied and multiplied by
-    `gemm-packed-tile` tiles (the output rows stay in cache across the K
-    blocks). With
+    with at least `gemm-pack-min-tokens` rows packs the weight instead, in
+    BLIS's order: per N block, the weight block transposed once; per block
+    of `gemm-token-block` rows, per K block, the rows (read in place)
+    multiplied by `gemm-packed-tile` tiles (the output rows stay in cache
+    across the K blocks). With
     `parallel-blocks`, the N cache blocks are an `scf.forall` (tasks); a
     GEMM with fewer than 8 of them is split on its token count instead, its
-    packed token blocks the `scf.forall` (each task packing its rows into
-    its own buffer) and, with too few tokens to pack, its N blocks. The
+    packed token blocks the `scf.forall` and, with too few tokens to pack,
+    its N blocks. The
     sums are the same in the same order either way. Linalg ops with
     dynamic shapes stay for `convert-linalg-to-loops`. Implemented as a
     transform-dialect script generated per class of GEMM shapes.
@@ -48,13 +48,13 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
            "the loop over its packed token blocks instead">,
     Option<"gemmPackMinTokens", "gemm-pack-min-tokens", "int64_t",
            /*default=*/"32",
-           "Pack GEMM operands (weight block transposed, token rows copied) "
-           "when a call has at least this many tokens (0: never)">,
+           "Pack the GEMM weight (each N block transposed once) when a "
+           "call has at least this many tokens (0: never)">,
     Option<"gemmTokenBlock", "gemm-token-block", "int64_t",
            /*default=*/"128",
            "Token rows per block of a packed GEMM: the weight block is "
-           "packed once, the token rows per block of this many (0: all "
-           "rows in one block)">,
+           "packed once, the token rows go over it in blocks of this many "
+           "(0: all rows in one block)">,
     Option<"testUnsafeHoist", "test-unsafe-hoist", "bool", /*default=*/"false",
            "Testing only, UNSAFE: the accumulator hoisting ignores the own "
            "effects of ops with regions (a linalg op reading the buffer), so "

@@ -54,6 +54,7 @@ namespace detail {
 struct Container;
 class BufferCache;
 class TaskCounter;
+struct WeightStorage;
 } // namespace detail
 
 //===----------------------------------------------------------------------===//
@@ -127,6 +128,16 @@ struct BufferCacheStats {
   uint64_t keptBytes = 0, peakLiveBytes = 0;
 };
 
+/// Where the memory of a runner's host weight globals is: storage the
+/// runner allocates (lazily zero pages, filled by bindWeights), or the
+/// JIT's image of the module (a global the runner could not move out, e.g.
+/// one with a nonzero initializer). Globals the lowering dropped are in
+/// neither.
+struct WeightStorageStats {
+  uint64_t runnerGlobals = 0, runnerBytes = 0;
+  uint64_t imageGlobals = 0, imageBytes = 0;
+};
+
 class CpuRunner {
 public:
   /// Lowers a clone of `module` with `options.pipeline`, JIT-compiles it and
@@ -150,6 +161,13 @@ public:
   /// when they are large, BufferCacheStats, and never when small.)
   llvm::Expected<std::vector<Tensor>> call(llvm::StringRef name,
                                            const std::vector<Tensor> &inputs);
+  /// As `call`, the results written into `results` (resized to the result
+  /// count): a tensor already of its result's shape keeps its storage, so
+  /// that repeated calls of one shape allocate no result memory (a fresh
+  /// tensor of a large result costs a page fault per 4 KB, and zeroing).
+  /// On an error, what `results` holds is unspecified.
+  llvm::Error callInto(llvm::StringRef name, const std::vector<Tensor> &inputs,
+                       std::vector<Tensor> &results);
   /// (In `call`, `inputs` has one tensor per argument that is not a
   /// container: integer arguments take a rank-0 tensor holding an integer,
   /// 0 or 1 for an i1. A container argument gets the runner's container of
@@ -204,6 +222,12 @@ public:
   /// Of compileSeconds, the seconds `compile` spent binding the weights
   /// (reading or generating them and storing them into the globals).
   double weightLoadSeconds() const { return weightLoadTime; }
+  /// Of compileSeconds, the seconds of the lowering pipeline, and of the
+  /// JIT (translation to LLVM IR, optimisation, code generation, linking).
+  double loweringSeconds() const { return loweringTime; }
+  double jitSeconds() const { return jitTime; }
+  /// Where the weight globals' memory is (WeightStorageStats).
+  WeightStorageStats weightStorageStats() const;
 
 private:
   CpuRunner();
@@ -219,6 +243,10 @@ private:
   ArrayAttr runtimeChecks;
   double compileTime = 0;
   double weightLoadTime = 0;
+  double loweringTime = 0, jitTime = 0;
+  /// The memory of the weight globals, allocated by the runner rather than
+  /// by the JIT (outlives the engine).
+  std::unique_ptr<detail::WeightStorage> weightStorage;
   uint64_t hostWeightBytesHeld = 0;
   uint64_t weightStagingPeak = 0;
   /// Of a module lowered with profile=true (Profile.h).

@@ -2,8 +2,8 @@
 //
 // tx-cpu-tile-and-vectorize, as transform-dialect scripts built per class
 // of GEMM shapes and applied in phases: cache blocks of the weight (N, K);
-// operands packed when a call has enough tokens (packGemms: weight N block
-// once, then token blocks, K blocks inside them); with threads, the N
+// the weight packed when a call has enough tokens (packGemms: weight N
+// block once, then token blocks, K blocks inside them); with threads, the N
 // blocks or the token blocks as tasks; register tiles with the token loop
 // peeled so that the main tiles are static; vectorisation of every static
 // linalg op (GEMM tiles become vector.contract); accumulators kept in
@@ -47,8 +47,8 @@ using namespace mlir;
 namespace {
 
 /// Marks on the payload ops while the pass runs: a GEMM's class (the
-/// transform scripts match each class by it), the packing copies of
-/// packGemms and the GEMMs on packed operands, and the two copies of a GEMM
+/// transform scripts match each class by it), the weight packing of
+/// packGemms and the GEMMs on the packed weight, and the two copies of a GEMM
 /// split on its token count (splitOnTokenCount).
 constexpr StringLiteral kGemmClassAttr = "tx.gemm_class";
 constexpr StringLiteral kPackAttr = "tx.pack";
@@ -247,15 +247,12 @@ void tileClass(ScriptBuilder &s, Value root, unsigned index, bool peel,
   });
 }
 
-/// The packing copies (see packGemms), tiled so that they vectorise in
-/// small pieces: the weight transpose in 8x8 tiles, the token rows 8 floats
-/// at a time.
+/// The weight packing (see packGemms), tiled so that it vectorises in
+/// small pieces: 8x8 transposes.
 void tilePacking(ScriptBuilder &s, Value root) {
   NamedAttribute pack = s.b.getNamedAttr(kPackAttr, s.b.getUnitAttr());
   s.foreach(s.match(root, linalg::TransposeOp::getOperationName(), pack),
             [&](Value one) { s.tileUsingFor(one, {8, 8}); });
-  s.foreach(s.match(root, linalg::CopyOp::getOperationName(), pack),
-            [&](Value one) { s.tileUsingFor(one, {1, 8}); });
 }
 
 /// Tags `op` with the index of `key` in `classes` (added when new): the
@@ -300,22 +297,23 @@ linalg::MatmulOp splitOnTokenCount(linalg::MatmulOp mm, int64_t minTokens) {
   return many;
 }
 
-/// Packs the operands of every y = x W^T GEMM (whole or N cache block) that
-/// has at least `minTokens` rows at run time, in BLIS's loop order: the
-/// weight block transposed once into a [K, N] buffer; then per block of
-/// `tokenBlock` token rows (0: one block), per K block of its class (`kc`
-/// of `classes`; the whole K when not blocked), the rows' K block
-/// copied into a [rows, K block] buffer and multiplied with the weight's K
-/// block. The register tiles then read contiguous rows (no transposes in
-/// the kernel) at strides that are not the weight's (no cache-set conflicts
-/// on power-of-two hidden sizes), and the output block of a token block
-/// stays in cache across the K blocks that accumulate into it (with the K
-/// loop outside the token blocks, every K block read and wrote the whole
-/// output column block again: at 2048 tokens, 2 MB from memory each time).
-/// Fewer rows keep the direct GEMM: packing a weight costs as much as a
-/// GEMV with it. A GEMM split by splitOnTokenCount is packed without the
-/// check (its many-tokens copy), its token blocks an scf.forall (tasks;
-/// each packs its rows into its own buffer), or not at all (its few-tokens
+/// Packs the weight of every y = x W^T GEMM (whole or N cache block) that
+/// has at least `minTokens` rows at run time, and goes through its rows in
+/// BLIS's loop order: the weight block transposed once into a [K, N]
+/// buffer; then per block of `tokenBlock` token rows (0: one block), per K
+/// block of its class (`kc` of `classes`; the whole K when not blocked),
+/// the rows' K block multiplied with the weight's K block. The register
+/// tiles then read contiguous weight rows (no transposes in the kernel),
+/// and the output block of a token block stays in cache across the K
+/// blocks that accumulate into it (with the K loop outside the token
+/// blocks, every K block read and wrote the whole output column block
+/// again: at 2048 tokens, 2 MB from memory each time). The token rows are
+/// read where they are: copying each K block of them into a buffer (BLIS's
+/// packed A) was 2-22% slower on the Llama-3-8B shapes, as every N block
+/// copied all the rows again. Fewer rows keep the direct GEMM: packing a
+/// weight costs as much as a GEMV with it. A GEMM split by
+/// splitOnTokenCount is packed without the check (its many-tokens copy),
+/// its token blocks an scf.forall (tasks), or not at all (its few-tokens
 /// copy). The sums are the same in the same order as the direct GEMM's.
 void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock,
                ArrayRef<GemmClass> classes) {
@@ -355,15 +353,9 @@ void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock,
     int64_t m = aType.getDimSize(0);
     // One block of all rows when they are static and at most tokenBlock.
     bool blocked = tokenBlock > 0 && (ShapedType::isDynamic(m) || m > tokenBlock);
-    int64_t apRows = blocked ? tokenBlock : m;
-    auto allocTokens = [&](OpBuilder &b) -> Value {
-      return memref::AllocOp::create(
-          b, loc, MemRefType::get({apRows, kc}, elem),
-          ShapedType::isDynamic(apRows) ? ValueRange{rows} : ValueRange{});
-    };
-    // Rows [m0, m0 + size) of the tokens through the packed buffer `ap`, K
-    // block after K block, into the same rows of the output.
-    auto packRows = [&](OpBuilder &b, Value m0, OpFoldResult size, Value ap) {
+    // Rows [m0, m0 + size) of the tokens, K block after K block, into the
+    // same rows of the output.
+    auto multiplyRows = [&](OpBuilder &b, Value m0, OpFoldResult size) {
       OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
       auto view = [&](Value buffer, OpFoldResult row, OpFoldResult col,
                       OpFoldResult height, int64_t width) -> Value {
@@ -374,15 +366,12 @@ void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock,
       };
       OpFoldResult row = m0 ? OpFoldResult(m0) : zero;
       Value cRows = m0 ? view(c, row, zero, size, n) : c;
-      Value apView = m0 ? view(ap, zero, zero, size, kc) : ap;
       auto multiply = [&](OpBuilder &b, OpFoldResult k0) {
-        Value aBlock = view(a, row, k0, size, kc);
+        Value aBlock = kc == k && !m0 ? a : view(a, row, k0, size, kc);
         Value wBlock =
             kc == k ? wt : view(wt, k0, zero, b.getIndexAttr(kc), n);
-        auto copy = linalg::CopyOp::create(b, loc, aBlock, apView);
-        copy->setAttr(kPackAttr, unit);
         auto packed = linalg::MatmulOp::create(
-            b, loc, ValueRange{apView, wBlock}, ValueRange{cRows});
+            b, loc, ValueRange{aBlock, wBlock}, ValueRange{cRows});
         packed->setAttr(kGemmClassAttr, mm->getAttr(kGemmClassAttr));
         packed->setAttr(kPackedAttr, unit);
       };
@@ -397,19 +386,15 @@ void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock,
       multiply(b, kLoop.getInductionVar());
     };
     if (!blocked) {
-      Value ap = allocTokens(b);
-      packRows(b, Value(), ShapedType::isDynamic(m) ? OpFoldResult(rows)
-                                                    : b.getIndexAttr(m),
-               ap);
-      memref::DeallocOp::create(b, loc, ap);
+      multiplyRows(b, Value(),
+                   ShapedType::isDynamic(m) ? OpFoldResult(rows)
+                                            : b.getIndexAttr(m));
     } else {
       // Static blocks when the static rows divide into them; else the last
       // block is smaller (a dynamic size: the register tiles peel it).
       bool exact = !ShapedType::isDynamic(m) && m % tokenBlock == 0;
       Value step = arith::ConstantIndexOp::create(b, loc, tokenBlock);
-      // Tasks (the many-tokens copy): each block packs into its own
-      // buffer. Else one buffer serves the blocks one after the other.
-      Value shared = many ? Value() : allocTokens(b);
+      // Tasks (the many-tokens copy), else one block after the other.
       Operation *loop;
       Value m0;
       if (many) {
@@ -426,21 +411,14 @@ void packGemms(ModuleOp module, int64_t minTokens, int64_t tokenBlock,
         loop = forOp;
         m0 = forOp.getInductionVar();
       }
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(&loop->getRegion(0).front());
-        OpFoldResult size = b.getIndexAttr(tokenBlock);
-        if (!exact) {
-          Value left = arith::SubIOp::create(b, loc, rows, m0);
-          size = arith::MinSIOp::create(b, loc, left, step).getResult();
-        }
-        Value ap = shared ? shared : allocTokens(b);
-        packRows(b, m0, size, ap);
-        if (!shared)
-          memref::DeallocOp::create(b, loc, ap);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&loop->getRegion(0).front());
+      OpFoldResult size = b.getIndexAttr(tokenBlock);
+      if (!exact) {
+        Value left = arith::SubIOp::create(b, loc, rows, m0);
+        size = arith::MinSIOp::create(b, loc, left, step).getResult();
       }
-      if (shared)
-        memref::DeallocOp::create(b, loc, shared);
+      multiplyRows(b, m0, size);
     }
     memref::DeallocOp::create(b, loc, wt);
     if (many)

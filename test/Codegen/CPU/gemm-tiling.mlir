@@ -2,9 +2,9 @@
 // per block, when the call has at least gemm-pack-min-tokens rows, BLIS's
 // order: the weight's N block transposed once, then per block of
 // gemm-token-block token rows (all rows with gemm-token-block=0) a loop over
-// K blocks, each copying the rows' K block and multiplying it with the
-// wider packed register tile (the output rows stay in cache across the K
-// blocks); else the direct GEMM, K blocks outside its register tiles; in
+// K blocks, each multiplying the rows' K block, read in place (no copy),
+// with the wider packed register tile (the output rows stay in cache across
+// the K blocks); else the direct GEMM, K blocks outside its register tiles; in
 // both, the accumulator carried through the K loop in registers when
 // AliasAnalysis proves nothing else in the loop touches it.
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize | FileCheck %s
@@ -26,20 +26,21 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
 // CHECK-DAG: %[[C128:.+]] = arith.constant 128 : index
 // CHECK-DAG: %[[C1024:.+]] = arith.constant 1024 : index
+// CHECK: %[[X:.+]] = memref.subview %arg0[0, 0]
 // CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C32]]
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[C512]] step %[[C256]]
 // CHECK:     scf.if %[[MANY]] {
 // CHECK:       %[[WT:.+]] = memref.alloc() : memref<1024x256xf32>
-// CHECK:       %[[AP:.+]] = memref.alloc() : memref<128x256xf32>
-// CHECK:       scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C128]]
-// CHECK:         scf.for %{{.+}} = %{{.+}} to %[[C1024]] step %[[C256]]
+// CHECK-NOT:   memref.alloc
+// CHECK:       scf.for %[[M0:.+]] = %{{.+}} to %{{.+}} step %[[C128]]
+// CHECK:         scf.for %[[K0:.+]] = %{{.+}} to %[[C1024]] step %[[C256]]
+// CHECK-NEXT:      memref.subview %[[X]][%[[M0]], %[[K0]]]
 // CHECK:       %[[PACC:.+]] = vector.transfer_read
 // CHECK:       %[[PSUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%{{.+}} = %[[PACC]]) -> (vector<8x32xf32>)
 // CHECK-NOT:     vector.transfer_write
 // CHECK:         vector.fma
 // CHECK:         scf.yield
 // CHECK:       vector.transfer_write %[[PSUM]]
-// CHECK:       memref.dealloc %[[AP]]
 // CHECK:       memref.dealloc %[[WT]]
 // CHECK:     } else {
 // CHECK:       scf.for %{{.+}} = %{{.+}} to %[[C1024]] step %[[C256]]
@@ -51,7 +52,6 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK:       vector.transfer_write %[[SUM]]
 // ONEBLOCK-LABEL: func.func @fresh_output
 // ONEBLOCK: memref.alloc() : memref<1024x256xf32>
-// ONEBLOCK: memref.alloc(%{{.+}}) : memref<?x256xf32>
 // ONEBLOCK-NOT: step %c128
 // ONEBLOCK: } else {
 // NOPACK-LABEL: func.func @fresh_output
@@ -62,8 +62,8 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // BAD-NOT: see current operation
 // With threads (parallel-blocks), a GEMM of fewer than 8 N blocks (here 2)
 // is split on its token count: with many tokens, packed without a further
-// check, its token blocks an scf.forall, each task with its own token
-// buffer (the weight block packed once, shared); with few, the direct
+// check, its token blocks an scf.forall, each reading its rows in place
+// (the weight block packed once, shared); with few, the direct
 // GEMM, its N blocks an scf.forall.
 // PAR-LABEL: func.func @fresh_output
 // PAR: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %c32
@@ -72,10 +72,8 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // PAR:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c256
 // PAR:       %[[WT:.+]] = memref.alloc() : memref<1024x256xf32>
 // PAR:       scf.forall (%{{.+}}) = (0) to (%{{.+}}) step (128) {
-// PAR:         %[[AP:.+]] = memref.alloc() : memref<128x256xf32>
+// PAR-NOT:       memref.alloc
 // PAR:         scf.for %{{.+}} = %{{.+}} to %c1024 step %c256
-// PAR:         memref.dealloc %[[AP]]
-// PAR-NEXT:  }
 // PAR:       memref.dealloc %[[WT]]
 // PAR: } else {
 // PAR:   scf.forall (%{{.+}}) in (2) {
@@ -115,11 +113,11 @@ func.func @output_argument(%x: memref<16x64xf32>, %w: memref<32x64xf32>, %y: mem
 memref.global @wide : memref<2048x256xf32> = uninitialized
 
 // 8 N blocks: with threads they are the tasks, packed or not; the token
-// blocks of the packed GEMM stay a sequential loop over one buffer.
+// blocks of the packed GEMM stay a sequential loop.
 // PAR-LABEL: func.func @many_n_blocks
 // PAR: scf.forall (%{{.+}}) in (8) {
 // PAR:   scf.if
-// PAR:     memref.alloc() : memref<128x256xf32>
+// PAR:     memref.alloc() : memref<256x256xf32>
 // PAR-NOT: scf.forall
 // PAR:     scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c128
 // PAR: return

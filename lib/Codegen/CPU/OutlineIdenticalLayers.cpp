@@ -92,7 +92,7 @@ struct Segment {
 /// How segment k corresponds to the class's first segment (the
 /// representative): the proof's value maps.
 struct Match {
-  unsigned index;
+  unsigned index = 0;
   /// Values defined in the representative -> values defined in segment k.
   DenseMap<Value, Value> inner;
   /// Inputs of the representative -> inputs of segment k.
@@ -318,7 +318,8 @@ void TxOutlineIdenticalLayersPass::outlineIn(func::FuncOp func,
   for (unsigned k = 0; k < segments.size(); ++k) {
     bool placed = false;
     for (auto &[rep, members] : classes) {
-      Match match{k, {}, {}, {}};
+      Match match;
+      match.index = k;
       if (!prove(segments[rep], segments[k], match, unsafe))
         continue;
       members.push_back(std::move(match));
@@ -326,7 +327,8 @@ void TxOutlineIdenticalLayersPass::outlineIn(func::FuncOp func,
       break;
     }
     if (!placed && classes.size() < 4) {
-      Match self{k, {}, {}, {}};
+      Match self;
+      self.index = k;
       classes.push_back({k, {}});
       classes.back().second.push_back(std::move(self));
     }

@@ -191,7 +191,9 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
                             % (p.arg, ", ".join(sorted(table.FORWARD_ARGS))), p)
     positional = [value_for(p, d) for p, d in zip(params, defaults)]
     kwargs = {p.arg: value_for(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults)}
+    tr.last_return = None
     result = tr.inline(forward, inst, positional, kwargs, forward)
+    returned_at = tr.last_return or forward
     for value, name in em.args:
         if isinstance(value.type, MemRef) and getattr(value, "pending", False):
             raise FrontendError("cannot tell the size of forward argument '%s' (no op of "
@@ -201,7 +203,7 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
             raise FrontendError("the type of the values read from the container here is "
                                 "never known (nothing stored before, no branch gives it)",
                                 node)
-    em.results = _results(result, forward)
+    em.results = _results(result, returned_at)
     header = ("Imported by tx.frontend from %s: class %s, layer_idx %d.\n"
               "Arguments: %s." % (src.path, cls.name, layer_idx,
                                   ", ".join(n for _, n in em.args)))

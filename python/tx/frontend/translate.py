@@ -27,8 +27,9 @@ _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
 
 
 class _Return(Exception):
-    def __init__(self, value):
+    def __init__(self, value, node=None):
         self.value = value
+        self.node = node
 
 
 def _is_layer(value):
@@ -45,6 +46,7 @@ class Translator(Ops):
         self.flag_args = {}
         self.specs = []                  # declared module attributes, in order
         self.depth = 0
+        self.last_return = None
         self.in_init = False
 
     # == statements ===========================================================
@@ -78,7 +80,7 @@ class Translator(Ops):
         elif isinstance(s, ast.For):
             self.run_for(s, env)
         elif isinstance(s, ast.Return):
-            raise _Return(self.eval(s.value, env) if s.value is not None else None)
+            raise _Return(self.eval(s.value, env) if s.value is not None else None, s)
         elif isinstance(s, ast.Pass):
             pass
         elif isinstance(s, ast.Assert):
@@ -678,10 +680,15 @@ class Translator(Ops):
         try:
             self.run_block(fn.body, env)
         except _Return as r:
+            # The return statement that ended the last call to finish (for
+            # the outermost call, forward's own): errors about what forward
+            # returns point at it.
+            self.last_return = r.node
             return r.value
         finally:
             self.depth -= 1
             self.hint = saved
+        self.last_return = None
         return None
 
     def bind(self, fn, args, kwargs, node):

@@ -394,17 +394,16 @@ int main(int argc, char **argv) {
                       double &ms) -> bool {
         // Into the tensors of the previous call, as OpenBLAS writes into
         // the same C each time.
-        auto t0 = Clock::now();
-        llvm::Error error = llvm::Error::success();
-        if (freshResults) {
+        auto fresh = [&]() -> llvm::Error {
           auto res = r.call("forward", {x});
-          if (res)
-            out = std::move(*res);
-          else
-            error = res.takeError();
-        } else {
-          error = r.callInto("forward", {x}, out);
-        }
+          if (!res)
+            return res.takeError();
+          out = std::move(*res);
+          return llvm::Error::success();
+        };
+        auto t0 = Clock::now();
+        llvm::Error error =
+            freshResults ? fresh() : r.callInto("forward", {x}, out);
         ms = secondsSince(t0) * 1e3;
         if (error) {
           llvm::errs() << "tx-bench-cpu: " << llvm::toString(std::move(error))

@@ -224,8 +224,7 @@ moveWeightsOutOfImage(ModuleOp module,
                       const std::vector<WeightBinding> &bindings) {
   llvm::StringMap<uint64_t> bindingBytes;
   for (const WeightBinding &b : bindings)
-    bindingBytes[b.global] =
-        Tensor::numElements(b.shape) * elementBytes(b.element);
+    bindingBytes[b.global] = b.bytes();
   DataLayout layout(module);
   std::vector<std::pair<LLVM::GlobalOp, uint64_t>> moved;
   uint64_t total = 0;
@@ -284,7 +283,7 @@ WeightStorageStats CpuRunner::weightStorageStats() const {
       llvm::consumeError(addr.takeError());
       continue;
     }
-    uint64_t bytes = Tensor::numElements(b.shape) * elementBytes(b.element);
+    uint64_t bytes = b.bytes();
     if (weightStorage && weightStorage->holds(*addr)) {
       ++stats.runnerGlobals;
       stats.runnerBytes += bytes;
@@ -579,7 +578,7 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
                                     runner->runtimeChecks)) {
     uint64_t bytes = 0;
     for (const WeightBinding &b : runner->bindings)
-      bytes += Tensor::numElements(b.shape) * elementBytes(b.element);
+      bytes += b.bytes();
     return createStringError(
         std::errc::not_enough_memory,
         "loading the module's weights (%llu bytes) onto the device: %s",
@@ -672,8 +671,7 @@ llvm::Error CpuRunner::bindWeights(const WeightSource &source) {
     // Read straight into the global (no f32 copy of the whole weight).
     if (llvm::Error e = loadWeightInto(b, source, *addr))
       return e;
-    hostWeightBytesHeld +=
-        Tensor::numElements(b.shape) * elementBytes(b.element);
+    hostWeightBytesHeld += b.bytes();
   }
   return llvm::Error::success();
 }

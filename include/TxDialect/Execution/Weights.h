@@ -71,6 +71,11 @@ struct WeightBinding {
   /// and transposed one piece at a time (a tx.layer or global marked
   /// tx.checkpoint_transposed).
   bool transposed = false;
+
+  /// The global's size in memory.
+  uint64_t bytes() const {
+    return Tensor::numElements(shape) * elementBytes(element);
+  }
 };
 
 /// The weight globals that tx-to-linalg makes of `module`'s tx.layer and

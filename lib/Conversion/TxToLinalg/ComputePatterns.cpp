@@ -234,9 +234,10 @@ static void buildRMSNorm(OpBuilder &b, Location loc, Value x, Value w,
 /// The sum of squares of row `lead` of `x` (static length), in f32: the
 /// squares of each chunk of kRowChunk elements accumulated lane by lane
 /// (one FMA per element, in order along the row), the lanes summed by a
-/// fixed tree, then the remainder's squares likewise (rowAccumulate). With `addend`, the row
-/// is `x + addend`, rounded to the element type and stored into `sum` first
-/// (add_rmsnorm's residual), and its squares are those of the stored values.
+/// fixed tree, then the remainder's squares likewise (rowAccumulate). With
+/// `addend`, the row is `x + addend`, rounded to the element type and
+/// stored into `sum` first (add_rmsnorm's residual), and its squares are
+/// those of the stored values.
 static Value rowSumOfSquares(OpBuilder &b, Location loc, Value x, Value addend,
                              Value sum, ValueRange lead) {
   auto xType = cast<MemRefType>(x.getType());

@@ -108,11 +108,17 @@ class Ops:
             self.em.op([b], lambda: "tx.get_param @%s_bias : %s" % (norm.symbol, b.type),
                        node)
             operands.append(b)
-        offset = " offset %s" % float_literal(norm.offset) if norm.offset else ""
-        out = self.fresh(norm.symbol, x.type.contiguous())
+        return self.emit_norm(norm.kind, x, operands, norm.eps, norm.offset, norm.symbol,
+                              node)
+
+    def emit_norm(self, kind, x, operands, eps, offset, name, node):
+        """tx.rmsnorm / tx.layernorm (`kind`) of tensor x over its last
+        dimension; `operands` the values x.value, weight[, bias]."""
+        offset = " offset %s" % float_literal(offset) if offset else ""
+        out = self.fresh(name, x.type.contiguous())
         # Printed at the end: a pending input type is known by then.
         self.em.op([out], lambda: "tx.%s %s eps %s%s : %s -> %s" % (
-            norm.kind, ", ".join(str(v) for v in operands), float_literal(norm.eps),
+            kind, ", ".join(str(v) for v in operands), float_literal(eps),
             offset, ", ".join(str(v.type) for v in operands), out.type), node)
         return V.Tensor(out, x.dims)
 
@@ -794,7 +800,7 @@ class Ops:
         if isinstance(eps, bool) or not isinstance(eps, (int, float)):
             raise FrontendError("F.layer_norm: eps must be a number known at import, got %s"
                                 % self.describe(eps), node)
-        operands = [x]
+        operands = [x.value]
         for t, what in ((weight, "weight"), (bias, "bias")):
             if t is None:
                 continue
@@ -802,12 +808,8 @@ class Ops:
             if t.type.shape != (n,) or t.dims != [0]:
                 raise FrontendError("F.layer_norm: the %s must be a [%d] tensor, got %s"
                                     % (what, n, t.type), node)
-            operands.append(t)
-        out = self.fresh("layer_norm", x.type.contiguous())
-        self.em.op([out], lambda: "tx.layernorm %s eps %s : %s -> %s" % (
-            ", ".join(str(t.value) for t in operands), float_literal(eps),
-            ", ".join(str(t.type) for t in operands), out.type), node)
-        return V.Tensor(out, x.dims)
+            operands.append(t.value)
+        return self.emit_norm("layernorm", x, operands, eps, 0, "layer_norm", node)
 
     # -- guards ----------------------------------------------------------------
     def guard(self, layer, predicate, node):

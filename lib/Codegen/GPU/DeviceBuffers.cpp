@@ -763,6 +763,11 @@ LogicalResult TxGPUDeviceBuffersPass::convert(func::FuncOp func) {
       replacedGets.push_back(get);
     });
   }
+  // `original` must not keep the erased ops (the loop below reads each).
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  for (memref::GetGlobalOp get : replacedGets)
+    erased.insert(get);
+  llvm::erase_if(original, [&](Operation *op) { return erased.contains(op); });
   for (memref::GetGlobalOp get : replacedGets)
     get.erase();
 

@@ -449,20 +449,27 @@ def Tx_OpaqueCallOp : Tx_Op<"opaque_call"> {
 def Tx_RMSNormOp : Tx_Op<"rmsnorm"> {
   let summary = "RMSNorm over the last dimension: x / rms(x) * (weight_offset + weight)";
   let description = [{
+    `result = x * rsqrt(mean(x^2) + epsilon) * (weight_offset + weight)` over
+    the last dimension (16-bit inputs normalised in f32, rounded once).
     `weight_offset` (default 0, printed only when non-zero) is added to the
-    weight: Gemma's RMSNorm scales by `1 + weight` (`offset 1.0`).
+    weight: Gemma's RMSNorm scales by `1 + weight` (`offset 1.0`). The weight
+    is optional: without it the result is `x * rsqrt(mean(x^2) + epsilon)`
+    (an RMSNorm without a learned scale); an offset needs a weight.
 
     ```mlir
     %y = tx.rmsnorm %x, %w eps 1.0e-06 : memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>
     %g = tx.rmsnorm %x, %w eps 1.0e-06 offset 1.0 : memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>
+    %n = tx.rmsnorm %x eps 1.0e-06 : memref<?x64xf32> -> memref<?x64xf32>
     ```
   }];
-  let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$weight, F64Attr:$epsilon,
+  let arguments = (ins Tx_ReadBuf:$input,
+                       Arg<Optional<AnyMemRef>, "weight read", [MemRead]>:$weight,
+                       F64Attr:$epsilon,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_offset);
   let results = (outs Tx_FreshBuf:$result);
   let assemblyFormat = [{
-    $input `,` $weight `eps` $epsilon (`offset` $weight_offset^)? attr-dict `:`
-    type($input) `,` type($weight) `->` type($result)
+    $input (`,` $weight^)? `eps` $epsilon (`offset` $weight_offset^)? attr-dict
+    `:` type($input) (`,` type($weight)^)? `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -471,6 +478,7 @@ def Tx_AddRMSNormOp : Tx_Op<"add_rmsnorm"> {
   let summary = "Fused residual add + RMSNorm (vLLM's fused_add_rms_norm)";
   let description = [{
     `residual_out = input + residual; result = rmsnorm(residual_out) * (weight_offset + weight)`.
+    The weight is optional, as on `tx.rmsnorm`.
 
     ```mlir
     %y, %r = tx.add_rmsnorm %x, %res, %w eps 1.0e-06
@@ -478,37 +486,43 @@ def Tx_AddRMSNormOp : Tx_Op<"add_rmsnorm"> {
     ```
   }];
   let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$residual,
-                       Tx_ReadBuf:$weight, F64Attr:$epsilon,
+                       Arg<Optional<AnyMemRef>, "weight read", [MemRead]>:$weight,
+                       F64Attr:$epsilon,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_offset);
   let results = (outs Tx_FreshBuf:$result, Tx_FreshBuf:$residual_out);
   let assemblyFormat = [{
-    $input `,` $residual `,` $weight `eps` $epsilon (`offset` $weight_offset^)?
-    attr-dict `:` type($input) `,` type($residual) `,` type($weight) `->`
+    $input `,` $residual (`,` $weight^)? `eps` $epsilon (`offset` $weight_offset^)?
+    attr-dict `:` type($input) `,` type($residual) (`,` type($weight)^)? `->`
     type($result) `,` type($residual_out)
   }];
   let hasVerifier = 1;
 }
 
-def Tx_LayerNormOp : Tx_Op<"layernorm"> {
-  let summary = "LayerNorm over the last dimension: (x - mean) / std * weight (+ bias)";
+def Tx_LayerNormOp : Tx_Op<"layernorm", [AttrSizedOperandSegments]> {
+  let summary = "LayerNorm over the last dimension: (x - mean) / std (* weight) (+ bias)";
   let description = [{
     `result = (x - mean(x)) * rsqrt(var(x) + epsilon) * weight + bias` over
     the last dimension, with the biased variance of the centred values (as
-    `torch.nn.LayerNorm`); `bias` is optional (`nn.LayerNorm(bias=False)`).
+    `torch.nn.LayerNorm`). `weight` and `bias` are optional: without a
+    weight `nn.LayerNorm(elementwise_affine=False)` / `F.layer_norm(x,
+    shape)` (no scale, no shift), without a bias `nn.LayerNorm(bias=False)`;
+    a bias needs a weight (the printed form names them by position).
     16-bit inputs are normalised in f32.
 
     ```mlir
     %y = tx.layernorm %x, %w, %b eps 1.0e-05 : memref<?x64xf32>, memref<64xf32>, memref<64xf32> -> memref<?x64xf32>
     %z = tx.layernorm %x, %w eps 1.0e-05 : memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>
+    %n = tx.layernorm %x eps 1.0e-05 : memref<?x64xf32> -> memref<?x64xf32>
     ```
   }];
-  let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$weight,
+  let arguments = (ins Tx_ReadBuf:$input,
+                       Arg<Optional<AnyMemRef>, "weight read", [MemRead]>:$weight,
                        Arg<Optional<AnyMemRef>, "bias read", [MemRead]>:$bias,
                        F64Attr:$epsilon);
   let results = (outs Tx_FreshBuf:$result);
   let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? `eps` $epsilon attr-dict `:` type($input)
-    `,` type($weight) (`,` type($bias)^)? `->` type($result)
+    $input (`,` $weight^)? (`,` $bias^)? `eps` $epsilon attr-dict `:`
+    type($input) (`,` type($weight)^)? (`,` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -537,19 +551,40 @@ def Tx_AttentionOp : Tx_Op<"attention"> {
   let description = [{
     `query` is `[tokens, q_heads, head_dim]`, `key` and `value` are
     `[kv_tokens, kv_heads, head_dim]` with `q_heads % kv_heads == 0` (query
-    head `h` reads kv head `h / (q_heads / kv_heads)`). `causal` masks key
-    positions after the query's (aligned at the end when kv_tokens > tokens).
+    head `h` reads kv head `h / (q_heads / kv_heads)`). With T tokens and S
+    kv_tokens, query `t` is at position `t + (S - T)` (aligned at the end,
+    as a decode step after a cache). `causal`: key `s` is visible to query
+    `t` when `s <= t + (S - T)`.
+
+    `window W` (sliding-window attention: Mistral, Gemma 2/3, Qwen2, Phi-3,
+    Starcoder2; only with `causal`): key `s` is visible when it is causally
+    visible and `(t + (S - T)) - s < W`, i.e. each query sees itself and the
+    `W - 1` keys before it. This is HF's convention (`sliding_window_overlay`
+    of transformers' masking_utils: `kv_idx > q_idx - sliding_window`; the
+    older `_prepare_4d_causal_attention_mask(sliding_window=W)` masks
+    `tril(diagonal=-W)`, the same keys).
+
+    `softcap c` (Gemma 2's `attn_logit_softcapping`): each scaled score `x`
+    becomes `c * tanh(x / c)` before the mask and the softmax.
+
+    Per query row, with the visible keys only: `p = softmax(cap(scale * q.k))`,
+    `out = sum p v`; a row with no visible key is zero.
 
     ```mlir
     %o = tx.attention %q, %k, %v scale 0.25 causal
         : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x16xf32> -> memref<?x4x16xf32>
+    %s = tx.attention %q, %k, %v scale 0.25 causal window 4096 softcap 50.0
+        : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x16xf32> -> memref<?x4x16xf32>
     ```
   }];
   let arguments = (ins Tx_ReadBuf:$query, Tx_ReadBuf:$key, Tx_ReadBuf:$value,
-                       F64Attr:$scale, UnitAttr:$causal);
+                       F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<I64Attr>:$window,
+                       OptionalAttr<F64Attr>:$softcap);
   let results = (outs Tx_FreshBuf:$result);
   let assemblyFormat = [{
-    $query `,` $key `,` $value `scale` $scale (`causal` $causal^)? attr-dict
+    $query `,` $key `,` $value `scale` $scale (`causal` $causal^)?
+    (`window` $window^)? (`softcap` $softcap^)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
   }];
   let hasVerifier = 1;

@@ -661,28 +661,45 @@ LogicalResult CopyOp::verify() {
 // Transformer ops
 //===----------------------------------------------------------------------===//
 
+/// The input of a norm, its optional weight (`[D]`, D the normalised last
+/// dimension, the input's element type) and epsilon.
 static LogicalResult verifyNormWeight(Operation *op, Value input,
                                       Value weight, double eps) {
   auto in = cast<MemRefType>(input.getType());
-  auto w = cast<MemRefType>(weight.getType());
-  if (failed(verifyFloatElements(op, in, "input")) ||
-      failed(verifySameElementType(op, in, w, "input", "weight")))
+  if (failed(verifyFloatElements(op, in, "input")))
     return failure();
   if (in.getRank() < 1)
     return op->emitOpError("input must have at least one dimension");
-  if (w.getRank() != 1 ||
-      !dimsCompatible(w.getDimSize(0), in.getShape().back()))
-    return op->emitOpError() << "weight shape " << ShapeStr{w.getShape()}
-                             << " must be [" << in.getShape().back()
-                             << "], the normalised dimension";
+  if (weight) {
+    auto w = cast<MemRefType>(weight.getType());
+    if (failed(verifySameElementType(op, in, w, "input", "weight")))
+      return failure();
+    if (w.getRank() != 1 ||
+        !dimsCompatible(w.getDimSize(0), in.getShape().back()))
+      return op->emitOpError() << "weight shape " << ShapeStr{w.getShape()}
+                               << " must be [" << in.getShape().back()
+                               << "], the normalised dimension";
+  }
   if (!(eps > 0.0))
     return op->emitOpError() << "epsilon must be positive, got " << eps;
   return success();
 }
 
+/// A weight offset scales by `offset + weight`: it needs the weight.
+static LogicalResult verifyWeightOffset(Operation *op, Value weight,
+                                        double offset) {
+  if (!weight && offset != 0.0)
+    return op->emitOpError() << "weight offset " << offset
+                             << " without a weight (the offset is added to "
+                                "the weight)";
+  return success();
+}
+
 LogicalResult RMSNormOp::verify() {
   if (failed(verifyNormWeight(*this, getInput(), getWeight(),
-                              getEpsilon().convertToDouble())))
+                              getEpsilon().convertToDouble())) ||
+      failed(verifyWeightOffset(*this, getWeight(),
+                                getWeightOffset().convertToDouble())))
     return failure();
   return verifyElementwiseResult(*this, getInput(), getResult(), "result");
 }
@@ -690,6 +707,8 @@ LogicalResult RMSNormOp::verify() {
 LogicalResult AddRMSNormOp::verify() {
   if (failed(verifyNormWeight(*this, getInput(), getWeight(),
                               getEpsilon().convertToDouble())) ||
+      failed(verifyWeightOffset(*this, getWeight(),
+                                getWeightOffset().convertToDouble())) ||
       failed(verifyElementwiseResult(*this, getInput(), getResidual(),
                                      "residual")) ||
       failed(verifyElementwiseResult(*this, getInput(), getResult(),
@@ -703,11 +722,15 @@ LogicalResult LayerNormOp::verify() {
   if (failed(verifyNormWeight(*this, getInput(), getWeight(),
                               getEpsilon().convertToDouble())))
     return failure();
-  if (Value bias = getBias())
+  if (Value bias = getBias()) {
+    if (!getWeight())
+      return emitOpError("a bias needs a weight (F.layer_norm(x, shape, "
+                         "None, bias) is not supported)");
     if (bias.getType() != getWeight().getType())
       return emitOpError() << "bias type " << bias.getType()
                            << " must be the weight type "
                            << getWeight().getType();
+  }
   return verifyElementwiseResult(*this, getInput(), getResult(), "result");
 }
 
@@ -765,6 +788,20 @@ LogicalResult AttentionOp::verify() {
                          << hkv << " kv heads";
   if (!(getScale().convertToDouble() > 0.0))
     return emitOpError("scale must be positive");
+  if (IntegerAttr windowAttr = getWindowAttr()) {
+    int64_t window = windowAttr.getInt();
+    if (window <= 0)
+      return emitOpError() << "window must be positive, got " << window;
+    // A window bounds how far back a query looks; without `causal` it would
+    // also have to say how far ahead (HF's sliding windows are all causal).
+    if (!getCausal())
+      return emitOpError("window needs causal (a sliding window limits the "
+                         "keys before the query)");
+  }
+  if (FloatAttr softcap = getSoftcapAttr())
+    if (!(softcap.getValueAsDouble() > 0.0))
+      return emitOpError() << "softcap must be positive, got "
+                           << softcap.getValueAsDouble();
   return verifyElementwiseResult(*this, getQuery(), getResult(), "result");
 }
 

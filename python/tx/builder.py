@@ -237,6 +237,10 @@ class FunctionBuilder:
                         "tx.view %s : %s -> %s" % (x, x.type, out))
 
     def rmsnorm(self, x, weight, eps=1e-6, name=None):
+        """weight: a param symbol, a value, or None (a norm without a scale)."""
+        if weight is None:
+            return self._op(name or "norm", x.type, "tx.rmsnorm %s eps %s : %s -> %s"
+                            % (x, _float(eps), x.type, x.type))
         w = self.get_param(weight) if isinstance(weight, Symbol) else weight
         return self._op(name or "norm", x.type,
                         "tx.rmsnorm %s, %s eps %s : %s, %s -> %s" %
@@ -257,11 +261,18 @@ class FunctionBuilder:
                         "tx.rotary %s, %s, %s : %s, %s, %s -> %s" %
                         (x, cos, sin, x.type, cos.type, sin.type, x.type))
 
-    def attention(self, q, k, v, scale, causal=False, name=None):
+    def attention(self, q, k, v, scale, causal=False, window=None, softcap=None,
+                  name=None):
+        """window: a sliding window (key s visible to query t when t - s <
+        window; needs causal); softcap: Gemma 2's c * tanh(score / c)."""
+        attrs = " causal" if causal else ""
+        if window is not None:
+            attrs += " window %d" % int(window)
+        if softcap is not None:
+            attrs += " softcap %s" % _float(softcap)
         return self._op(name or "attn", q.type,
                         "tx.attention %s, %s, %s scale %s%s : %s, %s, %s -> %s"
-                        % (q, k, v, _float(scale), " causal" if causal else "",
-                           q.type, k.type, v.type, q.type))
+                        % (q, k, v, _float(scale), attrs, q.type, k.type, v.type, q.type))
 
     def unary(self, kind, x, name=None):
         """kind: silu, gelu, gelu_tanh, relu, neg, exp."""

@@ -76,3 +76,26 @@ def test_builder_invalid_ir_is_a_located_tx_error():
     d = info.value.diagnostics[0]
     assert d.file == "<tx.ModuleBuilder>" and d.line == 4
     assert "tx.linear" in d.message
+
+
+def test_builder_window_softcap_weightless_norm():
+    """attention(window=, softcap=) and rmsnorm(weight=None) parse, verify
+    and run: with window 1 each query sees only its own key (the output is
+    v); the weightless norm of x is x / rms(x)."""
+    b = tx.ModuleBuilder()
+    with b.function("forward", q=tx.memref(None, 2, 8), k=tx.memref(None, 1, 8),
+                    v=tx.memref(None, 1, 8)) as f:
+        q, k, v = f.args
+        a = f.attention(q, k, v, scale=0.5, causal=True, window=1, softcap=30.0)
+        n = f.rmsnorm(f.view(a, None, 16), None, eps=1e-6)
+        f.ret(n)
+    text = b.text()
+    assert "scale 0.5 causal window 1 softcap 30.0 :" in text
+    assert "tx.rmsnorm %view eps 1.0e-06 : memref<?x16xf32> -> memref<?x16xf32>" in text
+    m = b.build()
+    rng = np.random.default_rng(2)
+    qv, kv, vv = (rng.standard_normal((5, h, 8)).astype(np.float32) for h in (2, 1, 1))
+    got, = m.compile_cpu().invoke("forward", qv, kv, vv)
+    rows = np.repeat(vv, 2, axis=1).reshape(5, 16).astype(np.float64)
+    want = rows / np.sqrt((rows * rows).mean(-1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

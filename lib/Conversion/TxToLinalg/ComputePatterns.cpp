@@ -177,7 +177,8 @@ static Value normScale(OpBuilder &b, Location loc, Value w, double offset) {
 }
 
 /// `out = x * rsqrt(mean(x^2) + eps) * (w + offset)` over the last
-/// dimension, the sum of squares in f32.
+/// dimension, the sum of squares in f32; without `w` (a weightless norm)
+/// `x * rsqrt(mean(x^2) + eps)`.
 static void buildRMSNorm(OpBuilder &b, Location loc, Value x, Value w,
                          double eps, double offset, Value out) {
   MLIRContext *ctx = b.getContext();
@@ -217,15 +218,22 @@ static void buildRMSNorm(OpBuilder &b, Location loc, Value x, Value w,
   }
   Value epsV = floatConst(b, loc, f32, eps);
   SmallVector<IteratorType> par(rank, IteratorType::parallel);
+  SmallVector<Value> inputs = {x, sumsq};
+  SmallVector<AffineMap> maps = {id, lead};
+  if (w) {
+    inputs.push_back(w);
+    maps.push_back(last);
+  }
+  maps.push_back(id);
   linalg::GenericOp::create(
-      b, loc, TypeRange{}, ValueRange{x, sumsq, w}, ValueRange{out},
-      ArrayRef<AffineMap>{id, lead, last, id}, par,
+      b, loc, TypeRange{}, inputs, ValueRange{out}, maps, par,
       [&](OpBuilder &nb, Location nl, ValueRange a) {
         Value mean = arith::MulFOp::create(nb, nl, a[1], invD);
         Value inv = math::RsqrtOp::create(
             nb, nl, arith::AddFOp::create(nb, nl, mean, epsV));
         Value y = arith::MulFOp::create(nb, nl, toCompute(nb, nl, a[0]), inv);
-        y = arith::MulFOp::create(nb, nl, y, normScale(nb, nl, a[2], offset));
+        if (w)
+          y = arith::MulFOp::create(nb, nl, y, normScale(nb, nl, a[2], offset));
         linalg::YieldOp::create(nb, nl,
                                 ValueRange{fromCompute(nb, nl, y, elemType)});
       });
@@ -291,13 +299,14 @@ static void buildRMSNormRows(OpBuilder &b, Location loc, Value x, Value w,
             [&](OpBuilder &cb, Location cl, Value offset, int64_t width) {
               Value v = toCompute(
                   cb, cl, loadChunk(cb, cl, source, ivs, offset, width));
-              Value wv =
-                  normScale(cb, cl, loadChunk(cb, cl, w, {}, offset, width),
-                            weightOffset);
               Value y = arith::MulFOp::create(
                   cb, cl, v,
                   vector::BroadcastOp::create(cb, cl, v.getType(), inv));
-              y = arith::MulFOp::create(cb, cl, y, wv);
+              if (w)
+                y = arith::MulFOp::create(
+                    cb, cl, y,
+                    normScale(cb, cl, loadChunk(cb, cl, w, {}, offset, width),
+                              weightOffset));
               storeChunk(cb, cl, fromCompute(cb, cl, y, elemType), out, ivs,
                          offset);
             });
@@ -312,9 +321,10 @@ struct RMSNormLowering : RowsConversionPattern<RMSNormOp> {
     Location loc = op.getLoc();
     auto resType = cast<MemRefType>(op.getResult().getType());
     CheckedBuffer input = checked("input", op.getInput(), adaptor.getInput());
-    checkDimsEqual(rewriter, op,
-                   checked("weight", op.getWeight(), adaptor.getWeight()), 0,
-                   input, resType.getRank() - 1);
+    if (op.getWeight())
+      checkDimsEqual(rewriter, op,
+                     checked("weight", op.getWeight(), adaptor.getWeight()), 0,
+                     input, resType.getRank() - 1);
     checkResultShape(rewriter, op, input, resType);
     Value out = allocLike(rewriter, loc, resType, adaptor.getInput());
     double eps = op.getEpsilon().convertToDouble();
@@ -342,9 +352,10 @@ struct AddRMSNormLowering : RowsConversionPattern<AddRMSNormOp> {
     checkSameShape(rewriter, op, input,
                    checked("residual", op.getResidual(),
                            adaptor.getResidual()));
-    checkDimsEqual(rewriter, op,
-                   checked("weight", op.getWeight(), adaptor.getWeight()), 0,
-                   input, resType.getRank() - 1);
+    if (op.getWeight())
+      checkDimsEqual(rewriter, op,
+                     checked("weight", op.getWeight(), adaptor.getWeight()), 0,
+                     input, resType.getRank() - 1);
     checkResultShape(rewriter, op, input, resType);
     checkResultShape(rewriter, op, input,
                      cast<MemRefType>(op.getResidualOut().getType()),
@@ -480,7 +491,9 @@ struct RotaryLowering : RowsConversionPattern<RotaryOp> {
 /// kv head `kh`; scores live in an f32 buffer `[KH, G, T, S]`. The softmax
 /// subtracts the row maximum; a fully masked row gives zeros. Causal masking
 /// aligns the last query with the last key: key `s` is visible to query `t`
-/// when `s <= t + (S - T)`.
+/// when `s <= t + (S - T)`, and with a window W also `t + (S - T) - s < W`.
+/// A softcap c replaces each scaled score x by `c * tanh(x / c)` before the
+/// mask.
 struct AttentionLowering : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -561,6 +574,12 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     Value scale = floatConst(b, loc, f32, op.getScale().convertToDouble());
     Value shift = arith::SubIOp::create(b, loc, sLen, tLen);
     bool causal = op.getCausal();
+    std::optional<int64_t> window;
+    if (IntegerAttr w = op.getWindowAttr())
+      window = w.getInt();
+    std::optional<double> softcap;
+    if (FloatAttr c = op.getSoftcapAttr())
+      softcap = c.getValueAsDouble();
     AffineMap id4 = b.getMultiDimIdentityMap(4);
     AffineMap row4 = map(4, {d(0), d(1), d(2)});
     SmallVector<IT> par4(4, IT::parallel);
@@ -571,12 +590,27 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         ArrayRef<AffineMap>{id4}, par4,
         [&](OpBuilder &nb, Location nl, ValueRange a) {
           Value s = arith::MulFOp::create(nb, nl, a[0], scale);
+          if (softcap) {
+            Value c = floatConst(nb, nl, f32, *softcap);
+            s = arith::MulFOp::create(
+                nb, nl, c,
+                math::TanhOp::create(nb, nl,
+                                     arith::DivFOp::create(nb, nl, s, c)));
+          }
           if (causal) {
             Value t = linalg::IndexOp::create(nb, nl, 2);
             Value key = linalg::IndexOp::create(nb, nl, 3);
             Value last = arith::AddIOp::create(nb, nl, t, shift);
             Value masked = arith::CmpIOp::create(
                 nb, nl, arith::CmpIPredicate::sgt, key, last);
+            if (window) {
+              // Outside the window: last - key >= W.
+              Value back = arith::SubIOp::create(nb, nl, last, key);
+              Value far = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::sge, back,
+                  arith::ConstantIndexOp::create(nb, nl, *window));
+              masked = arith::OrIOp::create(nb, nl, masked, far);
+            }
             s = arith::SelectOp::create(nb, nl, masked, negInf, s);
           }
           linalg::YieldOp::create(nb, nl, ValueRange{s});

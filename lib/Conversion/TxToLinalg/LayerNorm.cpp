@@ -44,13 +44,14 @@ static Value inverseLength(OpBuilder &b, Location loc, Value x) {
   return arith::DivFOp::create(b, loc, floatConst(b, loc, f32, 1.0), df);
 }
 
-/// The normalised element: `(v - mean) * rstd * w (+ bias)`, all compute
-/// values (scalars or vectors of the same type).
+/// The normalised element: `(v - mean) * rstd (* w) (+ bias)`, all compute
+/// values (scalars or vectors of the same type); `w`, `bias` may be null.
 static Value normalise(OpBuilder &b, Location loc, Value v, Value mean,
                        Value rstd, Value w, Value bias) {
   Value y = arith::MulFOp::create(b, loc,
                                   arith::SubFOp::create(b, loc, v, mean), rstd);
-  y = arith::MulFOp::create(b, loc, y, w);
+  if (w)
+    y = arith::MulFOp::create(b, loc, y, w);
   return bias ? arith::AddFOp::create(b, loc, y, bias).getResult() : y;
 }
 
@@ -99,8 +100,12 @@ static void buildLayerNorm(OpBuilder &b, Location loc, Value x, Value w,
                 nb, nl, a[2], arith::MulFOp::create(nb, nl, d, d))});
       });
 
-  SmallVector<Value> inputs = {x, sum, sumsq, w};
-  SmallVector<AffineMap> maps = {id, lead, lead, last};
+  SmallVector<Value> inputs = {x, sum, sumsq};
+  SmallVector<AffineMap> maps = {id, lead, lead};
+  if (w) {
+    inputs.push_back(w);
+    maps.push_back(last);
+  }
   if (bias) {
     inputs.push_back(bias);
     maps.push_back(last);
@@ -113,9 +118,11 @@ static void buildLayerNorm(OpBuilder &b, Location loc, Value x, Value w,
         Value var = arith::MulFOp::create(nb, nl, a[2], invD);
         Value rstd = math::RsqrtOp::create(
             nb, nl, arith::AddFOp::create(nb, nl, var, epsV));
-        Value y = normalise(nb, nl, toCompute(nb, nl, a[0]), mean, rstd,
-                            toCompute(nb, nl, a[3]),
-                            bias ? toCompute(nb, nl, a[4]) : Value());
+        unsigned next = 3;
+        Value wv = w ? toCompute(nb, nl, a[next++]) : Value();
+        Value bv = bias ? toCompute(nb, nl, a[next]) : Value();
+        Value y = normalise(nb, nl, toCompute(nb, nl, a[0]), mean, rstd, wv,
+                            bv);
         linalg::YieldOp::create(nb, nl,
                                 ValueRange{fromCompute(nb, nl, y, elemType)});
       });
@@ -168,7 +175,7 @@ static void buildLayerNormRows(OpBuilder &b, Location loc, Value x, Value w,
             rb, rl, length,
             [&](OpBuilder &cb, Location cl, Value offset, int64_t width) {
               Value v = load(cb, cl, x, ivs, offset, width);
-              Value wv = load(cb, cl, w, {}, offset, width);
+              Value wv = w ? load(cb, cl, w, {}, offset, width) : Value();
               Value bv = bias ? load(cb, cl, bias, {}, offset, width) : Value();
               Value y = normalise(cb, cl, v, splat(cb, cl, v, mean),
                                   splat(cb, cl, v, rstd), wv, bv);
@@ -187,9 +194,10 @@ struct LayerNormLowering : RowsConversionPattern<LayerNormOp> {
     auto resType = cast<MemRefType>(op.getResult().getType());
     int64_t last = resType.getRank() - 1;
     CheckedBuffer input = checked("input", op.getInput(), adaptor.getInput());
-    checkDimsEqual(rewriter, op,
-                   checked("weight", op.getWeight(), adaptor.getWeight()), 0,
-                   input, last);
+    if (op.getWeight())
+      checkDimsEqual(rewriter, op,
+                     checked("weight", op.getWeight(), adaptor.getWeight()), 0,
+                     input, last);
     if (op.getBias())
       checkDimsEqual(rewriter, op,
                      checked("bias", op.getBias(), adaptor.getBias()), 0, input,

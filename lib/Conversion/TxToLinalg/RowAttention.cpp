@@ -2,7 +2,8 @@
 //
 // tx-to-linalg{row-attention} (what tx-to-cpu uses): tx.attention as a
 // parallel loop over query heads; inside, for each query row, the visible
-// keys only (causal rows stop at their last key), each score a dot product of
+// keys only (causal rows stop at their last key, windowed ones start at the
+// first key of their window), each score a dot product of
 // head_dim vectors, the softmax over the row and the weighted sum of value
 // rows accumulated in a head_dim vector. The linalg form (ComputePatterns.cpp)
 // computes and masks every score of a [heads, T, S] buffer with scalar loops
@@ -90,9 +91,16 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
     auto vecType = VectorType::get({headDim}, f32);
     Value zeroVec = arith::ConstantOp::create(
         b, loc, vecType, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
-    // Key s is visible to query t when s <= t + (S - T).
+    // Key s is visible to query t when s <= t + (S - T), and with a window
+    // W when also t + (S - T) - s < W.
     Value shift = arith::SubIOp::create(b, loc, sLen, tLen);
     bool causal = op.getCausal();
+    std::optional<int64_t> window;
+    if (IntegerAttr w = op.getWindowAttr())
+      window = w.getInt();
+    std::optional<double> softcap;
+    if (FloatAttr c = op.getSoftcapAttr())
+      softcap = c.getValueAsDouble();
 
     auto parallel = scf::ParallelOp::create(
         b, loc, ValueRange{c0}, ValueRange{index(hq)}, ValueRange{c1});
@@ -103,18 +111,25 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
     auto tLoop = scf::ForOp::create(b, loc, c0, tLen, c1);
     b.setInsertionPoint(tLoop.getBody()->getTerminator());
     Value t = tLoop.getInductionVar();
-    Value end = sLen;
+    Value begin = c0, end = sLen;
     if (causal) {
-      Value last = arith::AddIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, t, shift), c1);
+      Value pos = arith::AddIOp::create(b, loc, t, shift);
+      Value last = arith::AddIOp::create(b, loc, pos, c1);
       end = arith::MinSIOp::create(
           b, loc, arith::MaxSIOp::create(b, loc, last, c0), sLen);
+      // The first key of the window: pos - W + 1 (at least 0; below S as
+      // pos < S). Rows store scores at their key's index, so only
+      // [begin, end) of a row is written and read.
+      if (window)
+        begin = arith::MaxSIOp::create(
+            b, loc,
+            arith::SubIOp::create(b, loc, last, index(*window)), c0);
     }
     Value qRow = loadRow(b, loc, q, ValueRange{t, h}, headDim);
 
     // Scores of the visible keys, and their maximum.
     auto scoreLoop =
-        scf::ForOp::create(b, loc, c0, end, c1, ValueRange{negInf});
+        scf::ForOp::create(b, loc, begin, end, c1, ValueRange{negInf});
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(scoreLoop.getBody());
@@ -122,6 +137,13 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
       Value kRow = loadRow(b, loc, k, ValueRange{s, kh}, headDim);
       Value dot = treeSum(b, loc, arith::MulFOp::create(b, loc, qRow, kRow));
       Value score = arith::MulFOp::create(b, loc, dot, scale);
+      if (softcap) {
+        Value c = floatConst(b, loc, f32, *softcap);
+        score = arith::MulFOp::create(
+            b, loc, c,
+            math::TanhOp::create(b, loc,
+                                 arith::DivFOp::create(b, loc, score, c)));
+      }
       memref::StoreOp::create(b, loc, score, rows, ValueRange{h, s});
       Value max = arith::MaximumFOp::create(
           b, loc, scoreLoop.getRegionIterArgs()[0], score);
@@ -131,7 +153,7 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
 
     // p = exp(score - max); the row sum of p and sum_s p v[s].
     auto sumLoop =
-        scf::ForOp::create(b, loc, c0, end, c1, ValueRange{zero, zeroVec});
+        scf::ForOp::create(b, loc, begin, end, c1, ValueRange{zero, zeroVec});
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(sumLoop.getBody());

@@ -97,15 +97,17 @@ FinalizeConfigPass::inferFromNorms(ModuleOp module,
                                    std::optional<int64_t> &elementSize) {
   Operation *first = nullptr;
   WalkResult r = module.walk([&](Operation *op) {
-    Value weight;
+    Value weight, input;
     if (auto n = dyn_cast<RMSNormOp>(op))
-      weight = n.getWeight();
+      weight = n.getWeight(), input = n.getInput();
     else if (auto n = dyn_cast<AddRMSNormOp>(op))
-      weight = n.getWeight();
+      weight = n.getWeight(), input = n.getInput();
     else
       return WalkResult::advance();
-    auto type = cast<MemRefType>(weight.getType());
-    int64_t h = type.getDimSize(0);
+    // The normalised (last) dimension: the weight's size where there is
+    // one, the input's otherwise (a weightless norm).
+    auto type = cast<MemRefType>(weight ? weight.getType() : input.getType());
+    int64_t h = type.getShape().back();
     if (ShapedType::isDynamic(h))
       return WalkResult::advance();
     int64_t bytes = type.getElementTypeBitWidth() / 8;

@@ -57,19 +57,44 @@ def _entry_class(src, entry):
             raise FrontendError("no class '%s' in the file (classes: %s)"
                                 % (entry, ", ".join(src.classes) or "none"), path=src.path)
         return src.classes[entry]
-    used = set()
-    for cls in src.classes.values():
-        for node in ast.walk(cls):
-            name = src.dotted(node.func) if isinstance(node, ast.Call) else None
+    # A class another class calls, or names (a base class, a class chosen
+    # from a module-level dict: ATTENTION_CLASSES[config._attn_implementation]),
+    # is not the entry.
+    used = {}
+    def uses(tree, owner):
+        for node in ast.walk(tree):
+            name = src.dotted(node.func) if isinstance(node, ast.Call) else \
+                node.id if isinstance(node, ast.Name) else None
             if name:
-                used.add(name.rsplit(".", 1)[-1])
+                used.setdefault(name.rsplit(".", 1)[-1], set()).add(owner)
+    for cls in src.classes.values():
+        uses(cls, cls.name)
+    for stmt in src.tree.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            uses(stmt.value, None)
     candidates = [c for c in src.module_classes()
-                  if c.name not in used and table.lookup_module(c.name) is None]
+                  if not used.get(c.name, set()) - {c.name} and
+                  table.lookup_module(c.name) is None]
+    if len(candidates) > 1:
+        # Of those, the ones whose forward can be called with the arguments
+        # the frontend gives (table.FORWARD_ARGS, or defaults): a rotary
+        # embedding's forward(x, position_ids) cannot.
+        callable_ = [c for c in candidates if _importable_forward(src, c)]
+        if len(callable_) == 1:
+            candidates = callable_
     if len(candidates) != 1:
         raise FrontendError("cannot tell which class to import (%s): use --entry"
                             % (", ".join(c.name for c in candidates) or "no nn.Module "
                                "class with a forward"), path=src.path)
     return candidates[0]
+
+
+def _importable_forward(src, cls):
+    a = src.method(cls, "forward", cls).args
+    params = a.args[1:]
+    required = params[:len(params) - len(a.defaults)] + [
+        p for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is None]
+    return all(p.arg in table.FORWARD_ARGS for p in required)
 
 
 def _default_prefix(cls, inst, layer_idx):
@@ -223,7 +248,10 @@ def _declare_symbols(tr, em, prefix, dtype):
         leaves[leaf] = leaves.get(leaf, 0) + 1
     for spec in tr.specs:
         leaf = spec.path.rsplit(".", 1)[-1]
-        spec.symbol = leaf if leaves[leaf] == 1 else spec.path.replace(".", "_")
+        # A ModuleList item (norms.2) is named by its path: a symbol does not
+        # begin with a digit.
+        spec.symbol = leaf if leaves[leaf] == 1 and not leaf[0].isdigit() else \
+            spec.path.replace(".", "_")
         ckpt = prefix + spec.path
         if isinstance(spec, V.Linear):
             # A Conv1D's checkpoint weight is [in, out]: the loader reads it
@@ -238,8 +266,10 @@ def _declare_symbols(tr, em, prefix, dtype):
         elif isinstance(spec, V.NoneLayer):
             em.symbol(spec.symbol, "tx.none_layer @%s" % spec.symbol)
         elif isinstance(spec, V.Norm):
-            em.symbol(spec.symbol, 'tx.param @%s : memref<%dx%s> {checkpoint = "%s.weight"}'
-                      % (spec.symbol, spec.size, dtype, ckpt))
+            if spec.weight:
+                em.symbol(spec.symbol,
+                          'tx.param @%s : memref<%dx%s> {checkpoint = "%s.weight"}'
+                          % (spec.symbol, spec.size, dtype, ckpt))
             if spec.bias:
                 em.symbol(spec.symbol + "_bias",
                           'tx.param @%s_bias : memref<%dx%s> {checkpoint = "%s.bias"}'
@@ -259,6 +289,9 @@ def _results(result, node):
             out.append(v.value)
         elif v is None or isinstance(v, V.Container):
             pass
+        elif isinstance(v, V.NormChain):
+            raise FrontendError("forward returns %s: not supported (tx.rmsnorm / "
+                                "tx.layernorm do not compute it)" % v.what(), node)
         elif isinstance(v, (V.AttentionChain, V.RepeatedKV)):
             raise FrontendError("forward returns %s: not supported (tx.attention does not "
                                 "compute the attention weights)" % (

@@ -60,7 +60,8 @@ class Ops:
         if isinstance(v, V.AttentionChain):
             raise FrontendError(
                 "%s (torch.matmul(q, k.transpose(-2, -1)) ...) may only be scaled by a "
-                "positive number, masked with the forward's attention mask, put through "
+                "positive number, soft-capped (s / c, torch.tanh, * c), masked with the "
+                "forward's attention mask, put through "
                 "softmax(dim=-1) and multiplied by v (torch.matmul(probs, v)): this "
                 "other use is not supported (tx.attention does not compute them)"
                 % v.what(), node)
@@ -68,6 +69,12 @@ class Ops:
             raise FrontendError(
                 "the result of repeat_kv (line %d) may only be an operand of the "
                 "attention (tx.attention does GQA by head counts)" % v.node.lineno, node)
+        if isinstance(v, V.NormChain):
+            raise FrontendError(
+                "%s (a norm written out: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) "
+                "+ eps), or (x - mean) * torch.rsqrt(variance + eps)) may only be the "
+                "next step of that norm: this other use is not supported (tx.rmsnorm / "
+                "tx.layernorm do not compute it)" % v.what(), node)
 
     def fix_last(self, t, size, node, what):
         """Checks (or, for an input of unknown width, sets) the last size."""
@@ -100,9 +107,11 @@ class Ops:
         x = self.tensor(x, node, "the input of self.%s" % norm.path)
         self.last_is_last(x, node, "a norm")
         self.fix_last(x, norm.size, node, "input of self.%s" % norm.path)
-        w = self.em.fresh("w_" + norm.symbol, MemRef((norm.size,), self.dtype))
-        self.em.op([w], lambda: "tx.get_param @%s : %s" % (norm.symbol, w.type), node)
-        operands = [x.value, w]
+        operands = [x.value]
+        if norm.weight:
+            w = self.em.fresh("w_" + norm.symbol, MemRef((norm.size,), self.dtype))
+            self.em.op([w], lambda: "tx.get_param @%s : %s" % (norm.symbol, w.type), node)
+            operands.append(w)
         if norm.bias:
             b = self.em.fresh("b_" + norm.symbol, MemRef((norm.size,), self.dtype))
             self.em.op([b], lambda: "tx.get_param @%s_bias : %s" % (norm.symbol, b.type),
@@ -113,7 +122,8 @@ class Ops:
 
     def emit_norm(self, kind, x, operands, eps, offset, name, node):
         """tx.rmsnorm / tx.layernorm (`kind`) of tensor x over its last
-        dimension; `operands` the values x.value, weight[, bias]."""
+        dimension; `operands` the values x.value[, weight[, bias]] (no
+        weight: a norm without a learned scale)."""
         offset = " offset %s" % float_literal(offset) if offset else ""
         out = self.fresh(name, x.type.contiguous())
         # Printed at the end: a pending input type is known by then.
@@ -206,11 +216,18 @@ class Ops:
         """t.view(sizes) (copy: t.reshape(sizes), which copies a slice whose
         dimensions do not merge or split in place, as PyTorch does)."""
         t = self.tensor(t, node)
+        sizes = list(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) \
+            else list(sizes)
+        have = t.sizes()
+        if len(sizes) == len(have) and sum(s == -1 for s in sizes) <= 1 and all(
+                s is h or (s == -1 or s == h) and s is not V.TOKENS and h is not V.TOKENS
+                or s == -1 and h is V.TOKENS for s, h in zip(sizes, have)):
+            # To the sizes it has (Falcon's x.transpose(1, 2).reshape(b, heads, T,
+            # d)): the same tensor, in any order.
+            return t
         if not t.identity():
             raise FrontendError("view/reshape of a transposed tensor is not supported "
                                 "(tx buffers stay token-major)", node)
-        sizes = list(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) \
-            else list(sizes)
         src = t.type.shape
         src_static = 1
         for d in src:
@@ -321,22 +338,36 @@ class Ops:
             key[i:i + 1] = [slice(None)] * (len(t.dims) - used)
         else:
             key += [slice(None)] * (len(t.dims) - used)
-        dims, d = [], 0
+        dims, d, dropped = [], 0, []
         for k in key:
             if k is None:
                 dims.append(None)
                 continue
             axis = t.dims[d]
             d += 1
+            if isinstance(k, list) and len(k) == 1 and isinstance(k[0], int) and \
+                    not isinstance(k[0], bool):
+                # x[..., [i], :] (Falcon's multi-query key): one position, kept.
+                k = slice(k[0], k[0] + 1 if k[0] != -1 else None)
             if isinstance(k, bool) or not isinstance(k, (int, slice)):
-                raise FrontendError("unsupported index %s: only slices of numbers known at "
-                                    "import, None, ... and 0 for a size-1 dimension"
+                raise FrontendError("unsupported index %s: only numbers and slices of "
+                                    "numbers known at import, None and ..."
                                     % self.describe(k), node)
             if isinstance(k, int):
-                if axis is not None or k not in (0, -1):
-                    raise FrontendError("indexing one position of a dimension (of size %s) "
-                                        "is not supported: only of a size-1 dimension"
-                                        % self.size_of(t, axis), node)
+                if axis is None:
+                    if k not in (0, -1):
+                        raise FrontendError("index %d of a size-1 dimension" % k, node)
+                    continue
+                # One position of a static dimension (InternLM2's
+                # qkv[..., -2, :]): a size-1 tx.slice, the axis dropped below.
+                size = t.type.shape[axis]
+                if size is None:
+                    raise FrontendError("indexing one position of the token dimension is "
+                                        "not supported (its size is dynamic)", node)
+                if not -size <= k < size:
+                    raise FrontendError("index %d of a dimension of size %d" % (k, size), node)
+                t = self.narrow(t, axis, k % size, 1, node)
+                dropped.append(axis)
                 continue
             if axis is None:
                 if k.indices(1) != (0, 1, 1):
@@ -345,7 +376,24 @@ class Ops:
                 continue
             t = self.slice_axis(t, axis, k, node)
             dims.append(axis)
+        if dropped:
+            t = self.drop_axes(t, dropped, node)
+            dims = [None if a is None else a - sum(x < a for x in dropped) for a in dims]
         return V.Tensor(t.value, dims)
+
+    def drop_axes(self, t, axes, node):
+        """tx.view of t without its size-1 buffer axes `axes` (the other
+        strides stay, as PyTorch's view gives them)."""
+        keep = [i for i in range(len(t.type.shape)) if i not in axes]
+        shape = tuple(t.type.shape[i] for i in keep)
+        if t.type.strides is None:
+            rtype = MemRef(shape, t.type.dtype)
+        else:
+            strides, offset = t.type.layout()
+            rtype = MemRef(shape, t.type.dtype, [strides[i] for i in keep], offset)
+        out = self.fresh("index", rtype)
+        self.em.op([out], lambda: "tx.view %s : %s -> %s" % (t.value, t.type, out.type), node)
+        return V.Tensor(out, [a for a in t.dims if a not in axes])
 
     def size_of(self, t, axis):
         return 1 if axis is None else (
@@ -471,6 +519,8 @@ class Ops:
             return self.chain_method(obj, name, args, kwargs, node)
         if isinstance(obj, V.RepeatedKV):
             return self.repeated_method(obj, name, args, kwargs, node)
+        if isinstance(obj, V.NormChain):
+            return self.norm_chain_method(obj, name, args, kwargs, node)
         if not isinstance(obj, V.Tensor):
             raise FrontendError("unsupported method '%s' of %s" % (name, self.describe(obj)),
                                 node)
@@ -527,6 +577,10 @@ class Ops:
             return self.unary(unary[name], t, node)
         if name.endswith("_") and name[:-1] in unary:
             return self.unary_into(unary[name[:-1]], t, t, node)
+        if name in self.NORM_METHODS:
+            chain = self.norm_start(t, name, args, kwargs, node)
+            if chain is not None:
+                return chain
         return self.opaque("Tensor.%s" % name, [t] + list(args), kwargs, node)
 
     def split_method(self, name, t, args, kwargs, node):
@@ -588,7 +642,15 @@ class Ops:
         rest = self.narrow(x, 2, rot, head_dim - rot, node)
         return self.cat([V.Tensor(out, x.dims), rest], -1, node)
 
-    def attention(self, q, k, v, mask, scale, node, heads_first):
+    def attention(self, q, k, v, mask, scale, node, heads_first, window=None,
+                  softcap=None, window_given=True):
+        """tx.attention of q, k, v; `mask` the forward's causal mask or None;
+        `window` a sliding window (HF's sliding_window: key s visible to
+        query t when t - s < window), `softcap` Gemma 2's score soft-capping
+        (c * tanh(x / c)). `window_given`: whether the code said whether
+        this attention is windowed (a `sliding_window=` argument); if not,
+        and the config gives a sliding window, the mask the model passes may
+        be windowed: an error (see effective_sliding_window)."""
         reps = [a.n_rep if isinstance(a, V.RepeatedKV) else 1 for a in (k, v)]
         k, v = (a.tensor if isinstance(a, V.RepeatedKV) else a for a in (k, v))
         q, k, v = (self.tensor(a, node, "attention %s" % w) for a, w in
@@ -611,12 +673,49 @@ class Ops:
             scale = q.type.shape[2] ** -0.5
         if isinstance(scale, bool) or not isinstance(scale, (int, float)):
             raise FrontendError("attention scale must be a number known at import", node)
+        if window is not None:
+            if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+                raise FrontendError("sliding_window must be a positive integer known at "
+                                    "import, got %s" % self.describe(window), node)
+            if mask is None:
+                raise FrontendError("sliding_window=%d without the causal attention mask: "
+                                    "tx.attention's window is causal (the keys before "
+                                    "the query)" % window, node)
+        elif not window_given and mask is not None:
+            configured = self.effective_sliding_window(node)
+            if configured is not None:
+                raise FrontendError(
+                    "the config's sliding_window is %d, but this attention does not say "
+                    "whether it is windowed (no sliding_window= argument): the mask the "
+                    "model passes may be a sliding-window mask; not supported (pass "
+                    "sliding_window= to the attention function)" % configured, node)
+        if softcap is not None:
+            if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or \
+                    not 0 < softcap < float("inf"):
+                raise FrontendError("softcap must be a positive number known at import, "
+                                    "got %s" % self.describe(softcap), node)
         out = self.fresh("attn", q.type.contiguous())
-        causal = " causal" if mask is not None else ""
+        attrs = " causal" if mask is not None else ""
+        if window is not None:
+            attrs += " window %d" % window
+        if softcap is not None:
+            attrs += " softcap %s" % float_literal(float(softcap))
         self.em.op([out], lambda: "tx.attention %s, %s, %s scale %s%s : %s, %s, %s -> %s" % (
-            q.value, k.value, v.value, float_literal(scale), causal, q.type, k.type, v.type,
+            q.value, k.value, v.value, float_literal(scale), attrs, q.type, k.type, v.type,
             out.type), node)
         return V.Tensor(out, q.dims)
+
+    def effective_sliding_window(self, node):
+        """The sliding window the config gives, as HF's config classes read
+        it (table.config_value: None when use_sliding_window is false)."""
+        from . import table
+        window = table.config_value(self.config.data, "sliding_window", None)
+        if window is None:
+            return None
+        if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+            raise FrontendError("config sliding_window must be a positive integer or null, "
+                                "got %r" % (window,), node)
+        return window
 
     # -- attention written out: matmul, scale, mask, softmax, matmul ------------
     HEADS_FIRST = [None, 1, 0, 2]    # [batch, heads, tokens, head_dim]
@@ -656,7 +755,9 @@ class Ops:
                                     % (qh, kh * rep, " (repeated)" if rep != 1 else ""),
                                     node)
             k = V.Tensor(k.value, list(self.HEADS_FIRST))  # k itself, not k^T
-            return V.AttentionChain(q, (k, rep), node)
+            chain = V.AttentionChain(q, (k, rep), node)
+            chain.mark = self.norm_mark()
+            return chain
         if isinstance(b, V.RepeatedKV):
             raise FrontendError("the result of repeat_kv (line %d) in a matmul that is not "
                                 "q @ k.transpose(-2, -1) with q and k [batch, heads, "
@@ -683,8 +784,23 @@ class Ops:
         if v.type.shape[2] != q.type.shape[2]:
             raise FrontendError("probs @ v: value head dimension %d differs from the "
                                 "query's %d" % (v.type.shape[2], q.type.shape[2]), node)
+        block, length = probs.mark
+        if block is not self.em.blocks[-1] or len(block.items) != length:
+            raise FrontendError("%s and torch.matmul(probs, v) here are apart (other "
+                                "operations, or another block, in between: q or k may "
+                                "have been written since): not supported" % probs.what(),
+                                node)
+        scale, softcap = probs.scale, None
+        if probs.capped:
+            # post * tanh(scale * s) = c * tanh((scale * c) * s / c), c = post.
+            if not 0 < probs.post < float("inf"):
+                raise FrontendError("%s are soft-capped (tanh) and then multiplied by %r: "
+                                    "only a positive factor (the cap) is supported"
+                                    % (probs.what(), probs.post), node)
+            scale, softcap = probs.scale * probs.post, probs.post
         return self.attention(q, k, v, V.CausalMask() if probs.causal else None,
-                              probs.scale, node, heads_first=True)
+                              scale, node, heads_first=True, softcap=softcap,
+                              window_given=False)
 
     def chain_binop(self, kind, a, b, node):
         """scores * c, c * scores, scores / c (c a positive number known at
@@ -706,6 +822,9 @@ class Ops:
             if not (0 < factor < float("inf")):
                 raise FrontendError("scaling %s by %r: only positive finite factors are "
                                     "supported" % (chain.what(), other), node)
+            if chain.capped:
+                # After tanh: the cap (Gemma 2's `* softcap`).
+                return chain.but(post=chain.post * factor)
             return chain.but(scale=chain.scale * factor)
         if kind == "add" and isinstance(other, V.CausalMask):
             if chain.causal:
@@ -714,6 +833,20 @@ class Ops:
         raise FrontendError("%s: '%s' with %s is not supported (only scaling by a "
                             "positive number and adding the forward's attention mask)"
                             % (chain.what(), kind, self.describe(other)), node)
+
+    def chain_tanh(self, chain, node):
+        """torch.tanh(scores) (Gemma 2's soft-capping: scores / c, tanh,
+        * c): before the mask and softmax, once."""
+        if chain.probs:
+            raise FrontendError("tanh of %s: not supported" % chain.what(), node)
+        if chain.causal:
+            raise FrontendError("tanh of %s after the attention mask was added: not "
+                                "supported (soft-capping comes before the mask; tanh of "
+                                "the masked scores is not a mask)" % chain.what(), node)
+        if chain.capped:
+            raise FrontendError("%s are soft-capped (tanh) twice: not supported"
+                                % chain.what(), node)
+        return chain.but(capped=True)
 
     def chain_softmax(self, chain, dim, node):
         if chain.probs:
@@ -736,9 +869,12 @@ class Ops:
             return len(sizes) if name == "dim" else sizes if not args else sizes[args[0]]
         if name in ("mul", "div", "add"):
             return self.chain_binop(name, chain, args[0] if args else None, node)
-        raise FrontendError("%s: .%s() is not supported (only scaling, the attention "
-                            "mask, softmax(dim=-1), dtype conversions, dropout in eval "
-                            "mode and torch.matmul(probs, v))" % (chain.what(), name), node)
+        if name == "tanh":
+            return self.chain_tanh(chain, node)
+        raise FrontendError("%s: .%s() is not supported (only scaling, soft-capping "
+                            "(tanh), the attention mask, softmax(dim=-1), dtype "
+                            "conversions, dropout in eval mode and torch.matmul(probs, v))"
+                            % (chain.what(), name), node)
 
     def repeated_method(self, r, name, args, kwargs, node):
         if name == "transpose":
@@ -772,15 +908,187 @@ class Ops:
                                 node)
         return x if n_rep == 1 else V.RepeatedKV(x, n_rep, node)
 
+    # -- norms written out: row statistics on the way to tx.rmsnorm/layernorm ---
+    NORM_METHODS = ("pow", "square", "mean", "var")
+
+    def norm_dim(self, t, args, kwargs, node, what):
+        """Whether a reduction's (dim, keepdim) are (-1 or the last, True);
+        None when it is not over the last dimension with keepdim."""
+        from .table import _arg
+        dim = _arg(args, kwargs, 0, ("dim", "axis"), node, None)
+        keep = _arg(args, kwargs, 1, "keepdim", node, False)
+        if isinstance(dim, (tuple, list)) and len(dim) == 1:
+            dim = dim[0]
+        n = len(t.dims) if isinstance(t, V.Tensor) else len(t.x.dims)
+        if isinstance(dim, int) and not isinstance(dim, bool) and dim % n == n - 1 and \
+                keep is True:
+            return True
+        return None
+
+    def norm_start(self, t, name, args, kwargs, node):
+        """x.pow(2), x.square(), x.mean(-1, keepdim=True), x.var(-1,
+        keepdim=True, unbiased=False): a NormChain of x; None for any other
+        form (an opaque call, as before)."""
+        t = self.tensor(t, node)
+        def chain(stage, **fields):
+            c = V.NormChain(t, stage, node, **fields)
+            c.mark = self.norm_mark()
+            return c
+        if name in ("pow", "square"):
+            exponent = args[0] if args else kwargs.get("exponent", 2 if name == "square"
+                                                       else None)
+            if name == "square" or (exponent == 2 and not isinstance(exponent, bool)):
+                return chain("sq")
+            return None
+        if self.norm_dim(t, args, kwargs, node, name) is None:
+            return None
+        self.last_is_last(t, node, "a norm over the last dimension")
+        if name == "mean":
+            return chain("mean")
+        unbiased = kwargs.get("unbiased", True)
+        correction = kwargs.get("correction", None)
+        if unbiased is False or correction == 0:
+            return chain("var", of="var")
+        raise FrontendError("x.var(-1, keepdim=True) with Bessel's correction (unbiased): "
+                            "a LayerNorm's variance is biased (unbiased=False)", node)
+
+    def norm_mark(self):
+        block = self.em.blocks[-1]
+        return (block, len(block.items))
+
+    def norm_chain_method(self, c, name, args, kwargs, node):
+        if name in ("to", "type", "type_as", "float", "contiguous", "detach"):
+            return c
+        if name in ("pow", "square") and c.stage == "centered":
+            exponent = args[0] if args else kwargs.get("exponent", 2 if name == "square"
+                                                       else None)
+            if name == "square" or (exponent == 2 and not isinstance(exponent, bool)):
+                return c.but("csq")
+        if name == "mean" and c.stage in ("sq", "csq") and \
+                self.norm_dim(c, args, kwargs, node, name):
+            return c.but("ms" if c.stage == "sq" else "var",
+                         of="rms" if c.stage == "sq" else "var")
+        if name in ("rsqrt", "sqrt"):
+            return self.norm_root(name, c, node)
+        if name in ("add", "mul", "div", "sub"):
+            return self.norm_binop(name, c, args[0] if args else kwargs.get("other"), node)
+        if name in ("size", "dim"):
+            sizes = c.sizes()
+            return len(sizes) if name == "dim" else sizes if not args else sizes[args[0]]
+        self.no_chain(c, node)
+
+    def norm_root(self, name, c, node):
+        """torch.rsqrt / torch.sqrt of (mean square or variance) + eps."""
+        if not isinstance(c, V.NormChain) or c.stage != "eps":
+            self.no_chain(c, node)
+            raise FrontendError("torch.%s of %s: only of a mean square or variance plus "
+                                "epsilon (a norm)" % (name, self.describe(c)), node)
+        return c.but("inv" if name == "rsqrt" else "sqrt")
+
+    def same_tensor(self, a, b):
+        return isinstance(a, V.Tensor) and isinstance(b, V.Tensor) and \
+            a.value is b.value and a.dims == b.dims
+
+    def norm_binop(self, kind, a, b, node):
+        """The steps of a written-out norm that are binary ops: x - mean(x),
+        ms/var + eps, x * rsqrt(...), x / sqrt(...), 1 / sqrt(...), and the
+        final products (x * inv of an RMS chain: tx.rmsnorm of x; centred *
+        inv of a variance chain: tx.layernorm of x)."""
+        chains = [v for v in (a, b) if isinstance(v, V.NormChain)]
+        number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+        if kind == "sub" and isinstance(b, V.NormChain) and b.stage == "mean" and \
+                isinstance(a, V.Tensor):
+            if not self.same_tensor(a, b.x):
+                raise FrontendError("a tensor minus %s, the mean of another tensor: not "
+                                    "supported (a LayerNorm centres the tensor it "
+                                    "normalises)" % b.what(), node)
+            return b.but("centered")
+        if kind == "add" and len(chains) == 1 and chains[0].stage in ("ms", "var"):
+            c, eps = chains[0], b if chains[0] is a else a
+            if number(eps) and eps > 0:
+                return c.but("eps", eps=float(eps))
+            raise FrontendError("%s plus %s: only a positive epsilon known at import"
+                                % (c.what(), self.describe(eps)), node)
+        if kind == "div" and isinstance(b, V.NormChain) and b.stage == "sqrt" and \
+                number(a) and float(a) == 1.0:
+            return b.but("inv")
+        if len(chains) == 2 and kind == "mul":
+            (c, inv) = (a, b) if b.stage == "inv" else (b, a)
+            if c.stage == "centered" and inv.stage == "inv" and inv.of == "var" and \
+                    self.same_tensor(c.x, inv.x):
+                return self.norm_result("layernorm", c.x, inv.eps, node, c, inv)
+        if len(chains) == 2 and kind == "div" and a.stage == "centered" and \
+                b.stage == "sqrt" and b.of == "var" and self.same_tensor(a.x, b.x):
+            return self.norm_result("layernorm", a.x, b.eps, node, a, b)
+        if len(chains) == 1:
+            c = chains[0]
+            other = b if c is a else a
+            if kind == "mul" and c.stage == "inv" and c.of == "rms" and \
+                    self.same_tensor(other, c.x):
+                return self.norm_result("rmsnorm", c.x, c.eps, node, c)
+            if kind == "div" and c is b and c.stage == "sqrt" and c.of == "rms" and \
+                    self.same_tensor(other, c.x):
+                return self.norm_result("rmsnorm", c.x, c.eps, node, c)
+            if c.stage in ("inv", "sqrt") and isinstance(other, V.Tensor) and \
+                    not self.same_tensor(other, c.x):
+                raise FrontendError("a tensor scaled by %s of another tensor: not "
+                                    "supported (a norm scales the tensor whose statistic "
+                                    "it is)" % c.what(), node)
+        self.no_chain(chains[0], node)
+
+    def norm_result(self, kind, x, eps, node, *chains):
+        """The weightless tx.rmsnorm / tx.layernorm of x that the chain
+        computes (a weight the code multiplies by afterwards stays a
+        tx.binary mul, PyTorch's order). Nothing may have been emitted
+        since the chains began: the norm reads x here, PyTorch read it
+        where the statistic was computed."""
+        for c in chains:
+            block, length = c.mark
+            if block is not self.em.blocks[-1] or len(block.items) != length:
+                raise FrontendError("%s and its use here are apart (other operations, or "
+                                    "another block, in between: x may have been written "
+                                    "since): not supported (write the norm in one piece)"
+                                    % c.what(), node)
+        x = self.tensor(x, node)
+        self.last_is_last(x, node, "a norm over the last dimension")
+        return self.emit_norm(kind, x, [x.value], eps, 0, kind, node)
+
     # -- parameters and functional norms -----------------------------------------
     def get_param(self, param, node):
         out = self.em.fresh("p_" + param.symbol, MemRef(param.shape, self.dtype))
         self.em.op([out], lambda: "tx.get_param @%s : %s" % (param.symbol, out.type), node)
         return V.Tensor(out, list(range(len(param.shape))))
 
+    def rms_norm(self, x, shape, weight, eps, node):
+        """F.rms_norm(x, normalized_shape, weight, eps): tx.rmsnorm over the
+        last dimension; weight a [n] tensor or None."""
+        x = self.tensor(x, node, "the F.rms_norm input")
+        self.last_is_last(x, node, "F.rms_norm")
+        if isinstance(shape, int) and not isinstance(shape, bool):
+            shape = (shape,)
+        if not isinstance(shape, (tuple, list)) or len(shape) != 1 or \
+                isinstance(shape[0], bool) or not isinstance(shape[0], int):
+            raise FrontendError("F.rms_norm over %s: tx.rmsnorm normalises the last "
+                                "dimension only (normalized_shape must be one size known "
+                                "at import)" % self.describe(shape), node)
+        n = shape[0]
+        self.fix_last(x, n, node, "F.rms_norm input")
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
+            raise FrontendError("F.rms_norm: eps must be a positive number known at "
+                                "import, got %s" % self.describe(eps), node)
+        operands = [x.value]
+        if weight is not None:
+            w = self.tensor(weight, node, "the F.rms_norm weight")
+            if w.type.shape != (n,) or w.dims != [0]:
+                raise FrontendError("F.rms_norm: the weight must be a [%d] tensor, got %s"
+                                    % (n, w.type), node)
+            operands.append(w.value)
+        return self.emit_norm("rmsnorm", x, operands, eps, 0, "rms_norm", node)
+
     def layer_norm(self, x, shape, weight, bias, eps, node):
         """F.layer_norm(x, normalized_shape, weight, bias, eps): tx.layernorm
-        over the last dimension; weight (and bias, if given) [n] tensors."""
+        over the last dimension; weight (and bias, if given) [n] tensors, or
+        neither (OLMo's F.layer_norm(x, shape, None, None, eps))."""
         x = self.tensor(x, node, "the F.layer_norm input")
         self.last_is_last(x, node, "F.layer_norm")
         if isinstance(shape, int) and not isinstance(shape, bool):
@@ -794,9 +1102,9 @@ class Ops:
             raise FrontendError("F.layer_norm: normalized_shape must be known at import",
                                 node)
         self.fix_last(x, n, node, "F.layer_norm input")
-        if weight is None:
-            raise FrontendError("F.layer_norm without a weight is not supported (tx."
-                                "layernorm has a weight)", node)
+        if weight is None and bias is not None:
+            raise FrontendError("F.layer_norm with a bias but no weight is not supported",
+                                node)
         if isinstance(eps, bool) or not isinstance(eps, (int, float)):
             raise FrontendError("F.layer_norm: eps must be a number known at import, got %s"
                                 % self.describe(eps), node)

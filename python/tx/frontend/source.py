@@ -72,9 +72,50 @@ def _zip(tr, node, args, kwargs):
     return list(zip(*(tr.unpack_all(a, node) for a in args)))
 
 
+# isinstance(x, T) for the T a modeling file tests.
+_TENSOR_TYPES = ("torch.Tensor", "torch.FloatTensor")
+_MODULE_TYPES = ("torch.nn.Module", "torch.nn.modules.module.Module")
+
+
 @_builtin
 def _isinstance(tr, node, args, kwargs):
-    raise FrontendError("isinstance() is not supported", node)
+    """isinstance(x, T) at import: T a Python type, torch.Tensor, nn.Module,
+    a class of the file (x a module of it or of a subclass), or an imported
+    class not of torch (Cache, DynamicCache) and x not a module of the file
+    (a None cache, a tensor, a number: False)."""
+    if len(args) != 2 or kwargs:
+        raise FrontendError("isinstance(obj, type) expected", node)
+    obj, types = args
+    types = types if isinstance(types, tuple) else (types,)
+    return any(_is_instance(tr, obj, t, node) for t in types)
+
+
+def _is_instance(tr, obj, t, node):
+    python = tr._python(obj, node) and not isinstance(
+        obj, (V.Unavailable, V.Config, V.Dotted, V.FunctionRef, V.ClassRef, V.BoundMethod))
+    if t in PY_TYPES:
+        return python and isinstance(obj, PY_TYPES[t])
+    if isinstance(t, V.Dotted) and t.name in _TENSOR_TYPES:
+        return isinstance(obj, V.Tensor)
+    if isinstance(t, V.Dotted) and t.name in _MODULE_TYPES:
+        return isinstance(obj, (V.Instance, V.Spec, V.Activation, V.Identity,
+                                V.SoftmaxModule, V.ModuleList))
+    if isinstance(t, V.ClassRef):
+        if not isinstance(obj, V.Instance):
+            return False
+        cls, seen = obj.cls, set()
+        while cls is not None and cls.name not in seen:
+            if cls.name == t.name:
+                return True
+            seen.add(cls.name)
+            cls = next((tr.src.classes[b.id] for b in cls.bases
+                        if isinstance(b, ast.Name) and b.id in tr.src.classes), None)
+        return False
+    if isinstance(t, V.Dotted) and not t.name.startswith("torch.") and \
+            not isinstance(obj, V.Instance):
+        return False  # None (no cache), a tensor, a number: not a Cache
+    raise FrontendError("isinstance(%s, %s) is not supported"
+                        % (tr.describe(obj), tr.describe(t)), node)
 
 
 @_builtin
@@ -90,6 +131,20 @@ BUILTINS = {
     "getattr": _getattr, "hasattr": _hasattr, "len": _len, "enumerate": _enumerate,
     "zip": _zip, "isinstance": _isinstance, "super": _super,
 }
+PY_TYPES = {BUILTINS[n]: t for n, t in (("int", int), ("float", float), ("bool", bool),
+                                        ("str", str), ("tuple", tuple), ("list", list),
+                                        ("dict", dict))}
+
+
+class ModuleExpr:
+    """A module-level display (a dict, list or tuple of names) not yet
+    evaluated: the translator evaluates it where it is read."""
+
+    def __init__(self, name, node):
+        self.name, self.node = name, node
+
+
+LOGGING_CALLS = ("warnings.warn",)
 
 
 class Source:
@@ -104,6 +159,12 @@ class Source:
         self.classes = {}
         self.functions = {}
         self.constants = {}
+        # Module-level displays of names (ATTENTION_CLASSES = {"eager":
+        # LlamaAttention}): evaluated when read (ModuleExpr).
+        self.module_exprs = {}
+        # Module-level loggers (logger = logging.get_logger(__name__)): their
+        # methods (logger.warning_once(...)) do nothing to the model.
+        self.loggers = set()
         for stmt in self.tree.body:
             if isinstance(stmt, ast.Import):
                 for a in stmt.names:
@@ -126,7 +187,15 @@ class Source:
                     self.constants[stmt.targets[0].id] = ast.literal_eval(stmt.value)
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     # logger = ..., ACT2FN = {...}: known by name only.
-                    self.aliases.setdefault(stmt.targets[0].id, stmt.targets[0].id)
+                    name = stmt.targets[0].id
+                    self.aliases.setdefault(name, name)
+                    if isinstance(stmt.value, (ast.Dict, ast.List, ast.Tuple, ast.Set)) and \
+                            name not in self.REGISTRIES:
+                        self.module_exprs[name] = stmt.value
+                    elif isinstance(stmt.value, ast.Call) and (
+                            self.dotted(stmt.value.func) or "").rsplit(".", 1)[-1] in \
+                            ("get_logger", "getLogger"):
+                        self.loggers.add(name)
 
     # Registries the file may define or import (a dict of kernels): known by
     # name, whatever the file puts in them.
@@ -141,12 +210,21 @@ class Source:
             return V.ClassRef(self.classes[name])
         if name in self.constants:
             return self.constants[name]
+        if name in self.module_exprs:
+            return ModuleExpr(name, self.module_exprs[name])
         if name in self.aliases:
             return V.Dotted(self.aliases[name])
         if name in BUILTINS:
             return BUILTINS[name]
         raise FrontendError("name '%s' is not defined (or not a supported builtin)" % name,
                             node)
+
+    def is_logging(self, name):
+        """Whether the call of dotted `name` only logs or warns
+        (logger.warning_once(...), warnings.warn(...), logging.info(...))."""
+        head, _, rest = name.partition(".")
+        return (head in self.loggers and rest != "") or name in LOGGING_CALLS or \
+            name.startswith("logging.") and name.count(".") == 1
 
     def dotted(self, e):
         """The import path an expression names (F.silu -> torch.nn.functional.silu)."""
@@ -176,6 +254,26 @@ class Source:
         if required:
             raise FrontendError("class has no method '%s'" % name, node)
         return None
+
+    def class_constant(self, cls, name):
+        """(True, value) for a class attribute `name = <literal>` of the
+        class body (or of a base class of the file), else (False, None)."""
+        seen = set()
+        while cls is not None and cls.name not in seen:
+            seen.add(cls.name)
+            for stmt in cls.body:
+                target = stmt.targets[0] if isinstance(stmt, ast.Assign) and \
+                    len(stmt.targets) == 1 else stmt.target if \
+                    isinstance(stmt, ast.AnnAssign) and stmt.value is not None else None
+                if isinstance(target, ast.Name) and target.id == name:
+                    try:
+                        return True, ast.literal_eval(stmt.value)
+                    except (ValueError, TypeError, SyntaxError, MemoryError,
+                            RecursionError):
+                        return False, None
+            cls = next((self.classes[b.id] for b in cls.bases
+                        if isinstance(b, ast.Name) and b.id in self.classes), None)
+        return False, None
 
     def module_classes(self):
         """Classes that look like nn.Module subclasses, in file order."""

@@ -54,23 +54,34 @@ _SIZE_NAMES = ("hidden_size", "dim", "normalized_shape", "d_model", "num_feature
 
 
 def norm_factory(kind="rmsnorm", size_arg=_SIZE_NAMES, size_index=0, eps_arg="eps",
-                 eps_index=1, default_eps=1e-6, bias=False):
+                 eps_index=1, default_eps=1e-6, bias=False, affine_arg=None):
     """A norm class: weight of `size` (its keyword `size_arg`, one name or a
     tuple, or positional `size_index`), epsilon from `eps_arg` (else
-    `default_eps`), a bias parameter if `bias` (layernorm)."""
+    `default_eps`), a bias parameter if `bias` (layernorm); `affine_arg`
+    the keyword that turns the weight off (nn.RMSNorm's
+    elementwise_affine=False)."""
     def factory(tr, node, path, args, kwargs):
         size = _int(_arg(args, kwargs, size_index, size_arg, node), "the norm size", node)
         eps = _arg(args, kwargs, eps_index, eps_arg, node, default_eps)
+        if eps is None and kind == "rmsnorm":
+            eps = default_eps  # nn.RMSNorm(eps=None): torch.finfo(x.dtype).eps
         if isinstance(eps, bool) or not isinstance(eps, (int, float)):
             raise FrontendError("%s must be a number, got %r" % (eps_arg, eps), node)
-        return V.Norm(path, kind, size, float(eps), node, bias=bias)
+        weight = True
+        if affine_arg is not None:
+            weight = _arg(args, kwargs, None, affine_arg, node, True)
+            if not isinstance(weight, bool):
+                raise FrontendError("%s must be a Python bool, got %r"
+                                    % (affine_arg, weight), node)
+        return V.Norm(path, kind, size, float(eps), node, bias=bias, weight=weight)
     return factory
 
 
 def layernorm_module(tr, node, path, args, kwargs):
     """torch.nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True,
     bias=True): over the last dimension only (an int or a 1-element
-    tuple/list), with its weight (and bias)."""
+    tuple/list), with its weight (and bias), or neither
+    (elementwise_affine=False)."""
     shape = _arg(args, kwargs, 0, "normalized_shape", node)
     if isinstance(shape, (tuple, list)):
         if len(shape) != 1:
@@ -84,13 +95,16 @@ def layernorm_module(tr, node, path, args, kwargs):
     if isinstance(eps, bool) or not isinstance(eps, (int, float)):
         raise FrontendError("eps must be a number, got %r" % (eps,), node)
     affine = _arg(args, kwargs, 2, "elementwise_affine", node, True)
-    if affine is not True:
-        raise FrontendError("nn.LayerNorm(elementwise_affine=%r) is not supported: "
-                            "tx.layernorm has a weight" % (affine,), node)
+    if not isinstance(affine, bool):
+        raise FrontendError("elementwise_affine must be a Python bool, got %r"
+                            % (affine,), node)
     bias = _arg(args, kwargs, 3, "bias", node, True)
     if not isinstance(bias, bool):
         raise FrontendError("bias must be a Python bool, got %r" % (bias,), node)
-    return V.Norm(path, "layernorm", size, float(eps), node, bias=bias)
+    # elementwise_affine=False: neither weight nor bias (whatever `bias` says,
+    # as torch.nn.LayerNorm).
+    return V.Norm(path, "layernorm", size, float(eps), node, bias=bias and affine,
+                  weight=affine)
 
 
 def conv1d(tr, node, path, args, kwargs):
@@ -143,7 +157,7 @@ MODULES = {
     "torch.nn.SiLU": activation_module("silu"),
     "torch.nn.ReLU": activation_module("relu"),
     "torch.nn.GELU": gelu_module,
-    "torch.nn.RMSNorm": norm_factory(),
+    "torch.nn.RMSNorm": norm_factory(affine_arg="elementwise_affine"),
     "torch.nn.LayerNorm": layernorm_module,
     "torch.nn.GroupNorm": unsupported_module(
         "nn.GroupNorm is not supported: tx has no group-norm op"),
@@ -248,6 +262,9 @@ def lookup_module(name):
 ACT2FN = {
     "silu": "silu", "swish": "silu", "relu": "relu", "gelu": "gelu",
     "gelu_pytorch_tanh": "gelu_tanh", "gelu_new": "gelu_tanh", "gelu_fast": "gelu_tanh",
+    # HF's AccurateGELUActivation and GELUActivation(use_gelu_python=True):
+    # the tanh approximation and the erf GELU, written out.
+    "gelu_accurate": "gelu_tanh", "gelu_python": "gelu",
 }
 
 # -- functions: called in forward ---------------------------------------------
@@ -336,7 +353,7 @@ def rotary_single(tr, node, args, kwargs):
 
 
 _EAGER_ARGS = ("module", "query", "q", "key", "k", "value", "v", "attention_mask", "mask",
-               "scaling", "dropout", "sliding_window")
+               "scaling", "dropout", "sliding_window", "softcap")
 
 
 def _no_other_arguments(kwargs, known, what, node):
@@ -354,21 +371,25 @@ def _no_other_arguments(kwargs, known, what, node):
 
 def eager_attention(tr, node, args, kwargs):
     """HF eager_attention_forward(module, q, k, v, attention_mask, scaling,
-    dropout=0.0, **kwargs): q/k/v [batch, heads, tokens, head_dim]; returns
-    (output [batch, tokens, heads, head_dim], None): the weights are not
-    computed (as with SDPA)."""
+    dropout=0.0, sliding_window=None, softcap=None, **kwargs): q/k/v [batch,
+    heads, tokens, head_dim]; returns (output [batch, tokens, heads,
+    head_dim], None): the weights are not computed (as with SDPA)."""
     q = _arg(args, kwargs, 1, ("query", "q"), node)
     k = _arg(args, kwargs, 2, ("key", "k"), node)
     v = _arg(args, kwargs, 3, ("value", "v"), node)
     mask = _arg(args, kwargs, 4, ("attention_mask", "mask"), node, None)
     scaling = _arg(args, kwargs, 5, "scaling", node, None)
     dropout = _arg(args, kwargs, 6, "dropout", node, 0.0)
-    if kwargs.get("sliding_window") is not None:
-        raise FrontendError("sliding-window attention is not supported", node)
     _no_other_arguments(kwargs, _EAGER_ARGS, "eager attention", node)
     if dropout not in (0, 0.0):
         raise FrontendError("attention dropout must be 0 (inference), got %r" % (dropout,), node)
-    out = tr.attention(q, k, v, mask, scaling, node, heads_first=True)
+    # HF's layers pass sliding_window= (None on full-attention layers) and
+    # the model gives a sliding layer the sliding-window causal mask
+    # (masking_utils: key s visible to query t when t - s < sliding_window);
+    # Gemma 2's softcap= caps the scaled scores before the mask.
+    out = tr.attention(q, k, v, mask, scaling, node, heads_first=True,
+                       window=kwargs.get("sliding_window"), softcap=kwargs.get("softcap"),
+                       window_given="sliding_window" in kwargs)
     return (tr.transposed(out, 1, 2), None)
 
 
@@ -439,6 +460,38 @@ def full(tr, node, args, kwargs):
     return tr.opaque("torch.full", args, kwargs, node)
 
 
+def tanh_function(name):
+    """torch.tanh(x): of attention scores Gemma 2's soft-capping (a step of
+    the chain); of another tensor an opaque call (tx has no tanh op)."""
+    def handler(tr, node, args, kwargs):
+        x = _arg(args, kwargs, 0, "input", node)
+        if isinstance(x, V.AttentionChain):
+            return tr.chain_tanh(x, node)
+        return tr.opaque(name, args, kwargs, node)
+    return handler
+
+
+def norm_function(name):
+    """torch.pow(x, 2), torch.square, torch.mean(x, -1, keepdim=True),
+    torch.var(x, -1, keepdim=True, unbiased=False), torch.rsqrt/sqrt: the
+    steps of a norm written out in forward (ops.norm_*); any other form an
+    opaque call."""
+    method = name.rsplit(".", 1)[-1]
+    def handler(tr, node, args, kwargs):
+        x = _arg(args, kwargs, 0, "input", node)
+        rest, kw = list(args[1:]), {k: v for k, v in kwargs.items() if k != "input"}
+        if isinstance(x, V.NormChain):
+            if method in ("rsqrt", "sqrt"):
+                return tr.norm_root(method, x, node)
+            return tr.norm_chain_method(x, method, rest, kw, node)
+        if isinstance(x, V.Tensor) and method in tr.NORM_METHODS:
+            chain = tr.norm_start(x, method, rest, kw, node)
+            if chain is not None:
+                return chain
+        return tr.opaque(name, args, kwargs, node)
+    return handler
+
+
 def layer_norm(tr, node, args, kwargs):
     """F.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5)."""
     return tr.layer_norm(_arg(args, kwargs, 0, "input", node),
@@ -446,6 +499,19 @@ def layer_norm(tr, node, args, kwargs):
                          _arg(args, kwargs, 2, "weight", node, None),
                          _arg(args, kwargs, 3, "bias", node, None),
                          _arg(args, kwargs, 4, "eps", node, 1e-5), node)
+
+
+def rms_norm(tr, node, args, kwargs):
+    """F.rms_norm(input, normalized_shape, weight=None, eps=None) (torch >=
+    2.4): tx.rmsnorm over the last dimension, weightless without a weight;
+    eps None is torch.finfo(input.dtype).eps (of the import's dtype)."""
+    x = _arg(args, kwargs, 0, "input", node)
+    shape = _arg(args, kwargs, 1, "normalized_shape", node)
+    weight = _arg(args, kwargs, 2, "weight", node, None)
+    eps = _arg(args, kwargs, 3, "eps", node, None)
+    if eps is None:
+        eps = {"f32": 2.0**-23, "bf16": 2.0**-7, "f16": 2.0**-10}[tr.dtype]
+    return tr.rms_norm(x, shape, weight, eps, node)
 
 
 def cat(tr, node, args, kwargs):
@@ -483,7 +549,11 @@ def sdpa(tr, node, args, kwargs):
                                  "is_causal", "scale", "enable_gqa"), "sdpa", node)
     if causal is True:
         mask = V.CausalMask()
-    return tr.attention(q, k, v, mask, scale, node, heads_first=True)
+    # The mask decides the window (none is passed here): with a config
+    # sliding window an error in tr.attention unless is_causal=True (a
+    # causal mask made by SDPA itself, never windowed).
+    return tr.attention(q, k, v, mask, scale, node, heads_first=True,
+                        window_given=causal is True)
 
 
 FUNCTIONS = {
@@ -510,6 +580,12 @@ FUNCTIONS = {
     "torch.full": full,
     "torch.repeat_interleave": repeat_interleave,
     "torch.nn.functional.layer_norm": layer_norm,
+    "torch.nn.functional.rms_norm": rms_norm,
+    "torch.tanh": tanh_function("torch.tanh"),
+    "torch.pow": norm_function("torch.pow"), "torch.square": norm_function("torch.square"),
+    "torch.mean": norm_function("torch.mean"), "torch.var": norm_function("torch.var"),
+    "torch.rsqrt": norm_function("torch.rsqrt"), "torch.sqrt": norm_function("torch.sqrt"),
+    "torch.nn.functional.tanh": tanh_function("torch.nn.functional.tanh"),
     "repeat_kv": repeat_kv,
 }
 
@@ -546,9 +622,10 @@ def lookup_function(name):
 # take their default value (None for the KV cache, position ids, ...).
 FORWARD_ARGS = {
     "hidden_states": "activation", "x": "activation", "hidden": "activation",
-    "h": "activation", "inputs_embeds": "activation",
+    "h": "activation", "inputs_embeds": "activation", "hidden_state": "activation",
+    "input": "activation", "input_tensor": "activation",
     "position_embeddings": "rope", "cos": "cos", "sin": "sin",
-    "attention_mask": "mask", "mask": "mask", "causal_mask": "mask",
+    "attention_mask": "mask", "mask": "mask", "causal_mask": "mask", "attn_mask": "mask",
     "shared_kv_states": "container",
 }
 
@@ -558,11 +635,78 @@ def register_forward_arg(name, kind):
         raise ValueError("unknown forward argument kind '%s'" % kind)
     FORWARD_ARGS[name] = kind
 
-# Config keys read when the config lacks them (HF sets them at run time).
-CONFIG_DEFAULTS = {"_attn_implementation": "eager"}
+# Config keys read when the config lacks them: HF sets _attn_implementation
+# at run time, and config.json leaves out PretrainedConfig's attributes that
+# have their default (save_pretrained writes the difference).
+CONFIG_DEFAULTS = {
+    "_attn_implementation": "eager",
+    "pad_token_id": None, "bos_token_id": None, "eos_token_id": None,
+    "sep_token_id": None, "decoder_start_token_id": None,
+    "output_attentions": False, "output_hidden_states": False, "return_dict": True,
+    "use_return_dict": True, "torchscript": False, "torch_dtype": None,
+    "tie_word_embeddings": True, "is_decoder": False, "is_encoder_decoder": False,
+    "add_cross_attention": False, "chunk_size_feed_forward": 0, "pruned_heads": {},
+    "problem_type": None, "architectures": None,
+}
 
 # Config keys read under another name when the config lacks them (HF's
 # attribute_map: GPT-2's config.json has n_embd, its modeling file reads
 # config.hidden_size).
 CONFIG_ALIASES = {"hidden_size": "n_embd", "num_attention_heads": "n_head",
                   "num_hidden_layers": "n_layer", "max_position_embeddings": "n_positions"}
+
+
+# Config keys whose value HF's config classes derive from others (the
+# modeling file reads the attribute, config.json may hold another value or
+# none): config_value(data, name) gives what the config object would.
+def _sliding_window(data):
+    """Qwen2's (Qwen2-MoE, Qwen3, ...) config keeps sliding_window only with
+    use_sliding_window: `sliding_window if use_sliding_window else None`."""
+    if data.get("use_sliding_window") is False:
+        return None
+    return data.get("sliding_window")
+
+
+def _layer_types(data):
+    """layer_types when config.json lacks it, as the config classes fill it:
+    Gemma 2 alternates sliding and full layers from layer 0 (sliding); Gemma 3
+    has one full layer in every sliding_window_pattern (default 6); Qwen2-like
+    configs slide from max_window_layers on when use_sliding_window. Other
+    models: no default (reading it is an error)."""
+    n = data.get("num_hidden_layers")
+    model = data.get("model_type")
+    if not isinstance(n, int):
+        return _NO_VALUE
+    if model == "gemma2":
+        return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(n)]
+    if model in ("gemma3", "gemma3_text"):
+        pattern = data.get("sliding_window_pattern", 6)
+        return ["sliding_attention" if (i + 1) % pattern else "full_attention"
+                for i in range(n)]
+    if "use_sliding_window" in data and "max_window_layers" in data:
+        window = _sliding_window(data)
+        return ["sliding_attention" if window is not None and i >= data["max_window_layers"]
+                else "full_attention" for i in range(n)]
+    return _NO_VALUE
+
+
+_NO_VALUE = object()
+CONFIG_DERIVED = {"sliding_window": _sliding_window, "layer_types": _layer_types}
+
+
+def config_value(data, name, default=_NO_VALUE):
+    """What `config.<name>` reads: the derived value (CONFIG_DERIVED) where
+    HF's config class derives it, else config.json's key (or its alias,
+    CONFIG_ALIASES, or CONFIG_DEFAULTS), else `default` (_NO_VALUE: none)."""
+    if name in CONFIG_DERIVED and (name in data or name == "layer_types"):
+        value = data.get(name) if name == "layer_types" and data.get(name) is not None \
+            else CONFIG_DERIVED[name](data)
+        if value is not _NO_VALUE:
+            return value
+    if name in data:
+        return data[name]
+    if CONFIG_ALIASES.get(name) in data:
+        return data[CONFIG_ALIASES[name]]
+    if name in CONFIG_DEFAULTS:
+        return CONFIG_DEFAULTS[name]
+    return default

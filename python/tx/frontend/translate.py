@@ -12,13 +12,15 @@ import operator
 
 from .errors import FrontendError
 from .ops import Ops
-from .source import _plain
+from .source import ModuleExpr, _plain
 from . import table
 from . import values as V
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
-           ast.Mod: operator.mod, ast.Pow: operator.pow}
+           ast.Mod: operator.mod, ast.Pow: operator.pow, ast.BitXor: operator.xor,
+           ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+           ast.LShift: operator.lshift, ast.RShift: operator.rshift}
 _TENSOR_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
@@ -86,9 +88,19 @@ class Translator(Ops):
         elif isinstance(s, ast.Assert):
             test = self.eval(s.test, env)
             if self._python(test, s.test) and not test:
-                raise FrontendError("assertion fails at import", s)
+                err = FrontendError("assertion fails at import", s)
+                err.raised = True
+                raise err
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
             pass
+        elif isinstance(s, ast.Raise):
+            # Reached at import (a size check HF's __init__ or forward
+            # makes that fails on this config): what Python would raise.
+            exc = s.exc.func if isinstance(s.exc, ast.Call) else s.exc
+            err = FrontendError("the module raises %s here at import"
+                                % (self.src.dotted(exc) or "an exception"), s)
+            err.raised = True  # PyTorch fails here too: never deferred
+            raise err
         else:
             raise FrontendError("unsupported statement '%s'" % type(s).__name__, s)
 
@@ -260,6 +272,9 @@ class Translator(Ops):
             value = env[e.id]
         else:
             value = self.src.global_value(e.id, e)
+            if isinstance(value, ModuleExpr):
+                # A module-level dict/list/tuple of names: evaluated here.
+                value = self.eval(value.node, {})
         if isinstance(value, V.Unavailable):
             raise FrontendError(value.why, e)
         return value
@@ -330,6 +345,8 @@ class Translator(Ops):
                 self.raw_params = False
         else:
             base = self.eval(e.value, env)
+        if isinstance(base, V.Unavailable):
+            raise FrontendError(base.why, e)
         if isinstance(base, V.Dotted):
             return V.Dotted(base.name + "." + name)
         if isinstance(base, V.Config):
@@ -340,6 +357,9 @@ class Translator(Ops):
             if name not in base.attrs:
                 if self.src.method(base.cls, name, e, required=False) is not None:
                     return V.BoundMethod(base, name)  # self.helper(...): inlined
+                found, value = self.src.class_constant(base.cls, name)
+                if found:
+                    return value  # a class attribute (is_causal = True)
                 raise FrontendError("module '%s' has no attribute '%s' (set in __init__)"
                                     % (base.cls.name, name), e)
             value = base.attrs[name]
@@ -356,10 +376,10 @@ class Translator(Ops):
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
             return V.BoundMethod(base, name)
-        if isinstance(base, (V.AttentionChain, V.RepeatedKV)):
+        if isinstance(base, (V.AttentionChain, V.RepeatedKV, V.NormChain)):
             if name == "shape":
-                return base.sizes() if isinstance(base, V.AttentionChain) else \
-                    self.repeated_sizes(base)
+                return base.sizes() if isinstance(base, (V.AttentionChain, V.NormChain)) \
+                    else self.repeated_sizes(base)
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
             return V.BoundMethod(base, name)
@@ -372,17 +392,14 @@ class Translator(Ops):
         raise FrontendError("unsupported attribute '%s' of %s" % (name, self.describe(base)), e)
 
     def config_get(self, cfg, name, node, default=V.Unavailable):
-        if name in cfg.data:
-            value = cfg.data[name]
-        elif table.CONFIG_ALIASES.get(name) in cfg.data:
-            value = cfg.data[table.CONFIG_ALIASES[name]]
-        elif name in table.CONFIG_DEFAULTS:
-            value = table.CONFIG_DEFAULTS[name]
-        elif default is not V.Unavailable:
+        # As HF's config object reads it (table.config_value: derived keys,
+        # aliases, defaults).
+        value = table.config_value(cfg.data, name)
+        if value is not table._NO_VALUE:
+            return value
+        if default is not V.Unavailable:
             return default
-        else:
-            raise FrontendError("config has no key '%s' (%s)" % (name, cfg.path), node)
-        return value
+        raise FrontendError("config has no key '%s' (%s)" % (name, cfg.path), node)
 
     def eval_Subscript(self, e, env):
         base = self.eval(e.value, env)
@@ -447,6 +464,16 @@ class Translator(Ops):
             return self.chain_binop(_TENSOR_BINOPS[op], a, b, node)
         if isinstance(a, V.RepeatedKV) or isinstance(b, V.RepeatedKV):
             self.no_chain(a if isinstance(a, V.RepeatedKV) else b, node)
+        if isinstance(a, V.NormChain) or isinstance(b, V.NormChain):
+            # A norm written out (x - mean, var + eps, x * rsqrt(...), ...).
+            if op is ast.Pow and isinstance(a, V.NormChain) and b == 2:
+                return self.norm_chain_method(a, "pow", [2], {}, node)
+            if op not in _TENSOR_BINOPS:
+                self.no_chain(a if isinstance(a, V.NormChain) else b, node)
+            return self.norm_binop(_TENSOR_BINOPS[op], a, b, node)
+        if op is ast.Pow and isinstance(a, V.Tensor) and b == 2 and \
+                not isinstance(b, bool):
+            return self.norm_start(a, "pow", [2], {}, node)  # x ** 2 of a norm
         if isinstance(a, V.Tensor) or isinstance(b, V.Tensor):
             if op not in _TENSOR_BINOPS:
                 raise FrontendError("unsupported operator on tensors", node)
@@ -464,7 +491,7 @@ class Translator(Ops):
                                 "dynamic): use -1 in views", node)
         return not isinstance(v, (V.Guard, V.Tensor, V.Spec, V.Instance, V.Container,
                                   V.ContainerRead, V.AttentionChain, V.RepeatedKV,
-                                  V.CausalMask))
+                                  V.CausalMask, V.NormChain))
 
     def eval_UnaryOp(self, e, env):
         if isinstance(e.op, ast.Not):
@@ -590,6 +617,10 @@ class Translator(Ops):
                 if kwargs.get("sliding_window") is not None:
                     raise FrontendError("sliding-window attention is not supported", node)
                 handler = None
+            if handler in (table.rotary_pair, table.rotary_single):
+                self.check_rotate_halves(func.node, node)
+            if handler is table.eager_attention:
+                self.check_eager_attention(func.node, node)
             if handler is not None:
                 # The file's own signature (its defaults) binds the call; the
                 # handler gets every parameter by position and by name.
@@ -599,6 +630,10 @@ class Translator(Ops):
                 extra = bound.get(a.kwarg.arg, {}) if a.kwarg is not None else {}
                 named = dict(extra)
                 named.update({n: bound[n] for n in names})
+                if handler is table.eager_attention and "softcap" not in params:
+                    # A softcap= the file's function takes only in **kwargs
+                    # is ignored by its body (check_eager_attention: no tanh).
+                    named.pop("softcap", None)
                 return handler(self, node, [bound[n] for n in names], named)
             return self.inline(func.node, None, args, kwargs, node)
         if isinstance(func, V.ClassRef):
@@ -627,10 +662,10 @@ class Translator(Ops):
         if isinstance(func, V.BoundMethod):
             if isinstance(func.obj, V.Instance):
                 fn = self.src.method(func.obj.cls, func.name, node)
-                if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                if any(isinstance(d, ast.Name) and d.id == "staticmethod"
                        for d in fn.decorator_list):
-                    raise FrontendError("calling a static or class method is not "
-                                        "supported", node)
+                    return self.inline(fn, None, args, kwargs, node)
+                # A classmethod's cls is the module (its class attributes).
                 return self.inline(fn, func.obj, args, kwargs, node)
             return self.method(func.obj, func.name, args, kwargs, node)
         if callable(func) and getattr(func, "_tx_builtin", False):
@@ -646,6 +681,8 @@ class Translator(Ops):
         return values[0]
 
     def call_named(self, name, args, kwargs, node):
+        if self.src.is_logging(name):
+            return None  # logger.warning_once(...), warnings.warn(...): no op
         if self.in_init:
             factory = table.lookup_module(name)
             if factory is not None:
@@ -673,6 +710,7 @@ class Translator(Ops):
         """Runs a method or a function of the file on these arguments."""
         if self.depth > 50:
             raise FrontendError("calls nested too deeply (recursion?)", node)
+        kwargs = self.deprecated_kwargs(fn, kwargs)
         env = self.bind(fn, ([instance] if instance is not None else []) + list(args),
                         kwargs, node)
         self.depth += 1
@@ -690,6 +728,112 @@ class Translator(Ops):
             self.hint = saved
         self.last_return = None
         return None
+
+    # What a rotary helper the table replaces by tx.rotary may call: Llama's
+    # `q * cos + rotate_half(q) * sin` (rotate_half: the two halves, sliced
+    # or chunked, concatenated), dtype conversions, partial rotary's slices
+    # and concatenation. Anything else (Cohere's and GLM's interleaved
+    # x[..., ::2] with torch.stack(...).flatten(-2), DeepSeek's de-interleaving
+    # view/transpose, complex products) computes another rotation.
+    ROTARY_CALLS = ("unsqueeze", "squeeze", "to", "float", "half", "bfloat16", "type",
+                    "type_as", "cat", "concat", "concatenate", "chunk", "split", "narrow",
+                    "contiguous", "size", "dim", "len", "int")
+
+    def check_rotate_halves(self, fn, node):
+        """The file's own rotary helper, replaced by tx.rotary (which rotates
+        the two halves of each head, as Llama's rotate_half): an error at
+        the call if it (or a function of the file it calls) does anything
+        else, never another rotation silently."""
+        seen, todo = set(), [fn]
+        while todo:
+            f = todo.pop()
+            if f.name in seen:
+                continue
+            seen.add(f.name)
+            for n in (x for stmt in f.body for x in ast.walk(stmt)):
+                what = None
+                if isinstance(n, ast.Slice) and n.step is not None and not (
+                        isinstance(n.step, ast.Constant) and n.step.value == 1):
+                    what = "a slice with a step"
+                elif isinstance(n, ast.Call):
+                    name = self.src.dotted(n.func) or (
+                        n.func.attr if isinstance(n.func, ast.Attribute) else "?")
+                    if name in self.src.functions:
+                        todo.append(self.src.functions[name])
+                    elif name.rsplit(".", 1)[-1] not in self.ROTARY_CALLS:
+                        what = "%s()" % name.rsplit(".", 1)[-1]
+                if what is not None:
+                    raise FrontendError(
+                        "%s (line %d) is not Llama's rotate-halves rotary (%s at line %d): "
+                        "tx.rotary rotates the two halves of each head; this rotation is "
+                        "not supported" % (fn.name, fn.lineno, what, n.lineno), node)
+
+    # What a file's own eager_attention_forward, replaced by tx.attention,
+    # may do: HF's body (repeat_kv, q @ k^T * scaling, optional soft-cap,
+    # + the sliced mask, softmax, dropout, @ v, transpose). Anything else
+    # (GPT-OSS's attention sinks: module.sinks, torch.cat, a row max
+    # subtracted; a mask built with torch.where/masked_fill) computes
+    # another attention.
+    EAGER_CALLS = ("matmul", "transpose", "softmax", "dropout", "to", "float", "half",
+                   "bfloat16", "type", "type_as", "contiguous", "size", "dim", "len",
+                   "int", "repeat_kv", "repeat_interleave", "getattr", "sqrt", "full")
+    EAGER_MODULE_ATTRS = ("num_key_value_groups", "training", "scaling", "head_dim",
+                          "attention_dropout", "is_causal", "layer_idx", "config",
+                          "sliding_window", "num_heads", "num_key_value_heads")
+
+    def check_eager_attention(self, fn, node):
+        """The file's own eager attention, replaced by tx.attention: an error
+        at the call if its body does more than HF's does, never another
+        attention silently."""
+        a = fn.args
+        params = [p.arg for p in list(getattr(a, "posonlyargs", [])) + list(a.args)
+                  + list(a.kwonlyargs)]
+        module = params[0] if params else None
+        calls = self.EAGER_CALLS + (("tanh",) if "softcap" in params else ())
+        found = []
+        for n in (x for stmt in fn.body for x in ast.walk(stmt)):
+            what = None
+            if isinstance(n, ast.Slice) and n.step is not None:
+                what = "a slice with a step"
+            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):
+                what = "a subtraction"
+            elif (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                  and n.value.id == module and n.attr not in self.EAGER_MODULE_ATTRS):
+                what = "%s.%s" % (module, n.attr)
+            elif isinstance(n, ast.Name) and a.kwarg is not None and n.id == a.kwarg.arg:
+                what = "**%s read in the body" % n.id
+            elif isinstance(n, ast.Call):
+                name = self.src.dotted(n.func) or (
+                    n.func.attr if isinstance(n.func, ast.Attribute) else "?")
+                if name.rsplit(".", 1)[-1] not in calls:
+                    what = "%s()" % name.rsplit(".", 1)[-1]
+            if what is not None:
+                found.append((n.lineno, n.col_offset, what))
+        if found:
+            line, _, what = min(found)
+            raise FrontendError(
+                "%s (line %d) is not HF's eager attention (%s at line %d): it "
+                "would be replaced by tx.attention, which computes softmax(q k^T "
+                "* scaling (soft-capped) + mask) v; not supported"
+                % (fn.name, fn.lineno, what, line), node)
+
+    def deprecated_kwargs(self, fn, kwargs):
+        """HF's @deprecate_kwarg("old", new_name="new", ...): a call passing
+        `old=` passes `new=` (unless it passes `new=` too); without new_name
+        HF only warns, and `old=` is passed as it is."""
+        for d in fn.decorator_list:
+            if not (isinstance(d, ast.Call) and (self.src.dotted(d.func) or "")
+                    .rsplit(".", 1)[-1] == "deprecate_kwarg"):
+                continue
+            old = d.args[0].value if d.args and isinstance(d.args[0], ast.Constant) \
+                else None
+            new = next((k.value.value for k in d.keywords if k.arg == "new_name"
+                        and isinstance(k.value, ast.Constant)), None)
+            if isinstance(old, str) and isinstance(new, str) and old in kwargs:
+                kwargs = dict(kwargs)
+                value = kwargs.pop(old)
+                kwargs.setdefault(new, value)
+        return kwargs
 
     def bind(self, fn, args, kwargs, node):
         a = fn.args
@@ -740,7 +884,13 @@ class Translator(Ops):
         if factory is not None:
             value = factory(self, node, path, args, kwargs)
             if isinstance(value, V.Norm) and cls_name in self.src.classes:
-                value.offset = self.norm_offset(self.src.classes[cls_name], value, node)
+                cls = self.src.classes[cls_name]
+                if value.weight and not self.norm_has_weight(cls, node):
+                    value.weight = value.bias = False
+                value.offset = self.norm_offset(cls, value, node)
+                if value.offset and not value.weight:
+                    raise FrontendError("%s adds %g to a weight it does not have"
+                                        % (cls.name, value.offset), node)
             return value
         cls = self.src.classes.get(cls_name)
         if cls is None:
@@ -749,14 +899,60 @@ class Translator(Ops):
         init = self.src.method(cls, "__init__", node, required=False)
         if init is not None:
             saved = self.in_init, self.init_path
+            declared = len(self.specs)
+            submodule = self.in_init
             self.in_init = True
             try:
                 self.inline(init, inst, args, kwargs, node)
+            except FrontendError as err:
+                if not submodule or getattr(err, "raised", False):
+                    raise
+                # A submodule whose __init__ cannot be evaluated (a rotary
+                # embedding computing inv_freq with torch.arange and
+                # register_buffer): an error only where forward uses it.
+                del self.specs[declared:]
+                return V.Unavailable(
+                    "module '%s' (created at line %d) is used here, but its __init__ "
+                    "could not be evaluated: line %s:%s: %s"
+                    % (cls_name, node.lineno, err.line, err.col, err.message))
             finally:
                 self.in_init, self.init_path = saved
         return inst
 
     init_path = ""
+
+    def norm_has_weight(self, cls, node):
+        """Whether a norm class of the file (its forward not translated) has
+        a weight: its __init__ sets `self.weight` (at the top level of
+        __init__; set in a branch, or never set but read, is an error), or
+        it sets none and reads none (an RMSNorm without a scale)."""
+        init = next((m for m in cls.body if isinstance(m, ast.FunctionDef)
+                     and m.name == "__init__"), None)
+        if init is None:
+            return True  # a class declared a norm (--norm) without a body
+        def is_weight(t):
+            return isinstance(t, ast.Attribute) and t.attr == "weight" and \
+                isinstance(t.value, ast.Name) and t.value.id == "self"
+        top = [st for st in init.body
+               if isinstance(st, (ast.Assign, ast.AnnAssign)) and
+               any(is_weight(t) for t in (st.targets if isinstance(st, ast.Assign)
+                                          else [st.target]))]
+        anywhere = [n for n in ast.walk(init)
+                    if isinstance(n, (ast.Assign, ast.AnnAssign)) and
+                    any(is_weight(t) for t in (n.targets if isinstance(n, ast.Assign)
+                                               else [n.target]))]
+        if top:
+            return True
+        if anywhere:
+            raise FrontendError("%s sets self.weight only in a branch of __init__ (line "
+                                "%d): whether the norm has a weight is not known; not "
+                                "supported" % (cls.name, anywhere[0].lineno), node)
+        reads = [n for m in cls.body if isinstance(m, ast.FunctionDef)
+                 for n in ast.walk(m) if is_weight(n)]
+        if reads:
+            raise FrontendError("%s reads self.weight (line %d) but its __init__ does not "
+                                "set it: not supported" % (cls.name, reads[0].lineno), node)
+        return False
 
     def norm_offset(self, cls, norm, node):
         """A norm class of the file is tx.rmsnorm or tx.layernorm; its body is
@@ -862,6 +1058,8 @@ class Translator(Ops):
             return v.what()
         if isinstance(v, V.RepeatedKV):
             return "the result of repeat_kv (line %d)" % v.node.lineno
+        if isinstance(v, V.NormChain):
+            return v.what()
         if isinstance(v, V.CausalMask):
             return "the attention mask"
         if isinstance(v, V.Param):

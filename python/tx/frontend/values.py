@@ -86,12 +86,26 @@ class AttentionChain:
     at that use, naming `node`, where the chain began (tx.attention never
     computes the scores or the probabilities)."""
 
+    # Soft-capping (Gemma 2: `s / c`, `torch.tanh(s)`, `s * c`): `capped`
+    # once tanh was applied; `scale` is then the factor inside the tanh and
+    # `post` the product of the factors after it: the scores are
+    # post * tanh(scale * q.k), i.e. tx.attention scale (scale * post),
+    # softcap post.
+    capped = False
+    post = 1.0
+    # Where the chain began in the IR being emitted (block, length): q and k
+    # are read by the tx.attention at its end, so nothing may be emitted in
+    # between (an in-place write of q or k would change what PyTorch's
+    # scores were computed from).
+    mark = None
+
     def __init__(self, q, k, node, scale=1.0, causal=False, probs=False):
         self.q, self.k, self.node = q, k, node
         self.scale, self.causal, self.probs = scale, causal, probs
 
     def but(self, **changes):
         c = AttentionChain(self.q, self.k, self.node, self.scale, self.causal, self.probs)
+        c.capped, c.post, c.mark = self.capped, self.post, self.mark
         c.__dict__.update(changes)
         return c
 
@@ -102,6 +116,52 @@ class AttentionChain:
     def sizes(self):
         heads = self.q.type.shape[1]
         return (1, heads, TOKENS, TOKENS)
+
+
+class NormChain:
+    """A norm written out in forward (a class not recognised by name: Cohere's
+    LayerNorm, an RMSNorm under another name, `x * torch.rsqrt(x.pow(2).mean(-1,
+    keepdim=True) + eps)`), on its way to one weightless tx.rmsnorm /
+    tx.layernorm of the tensor `x`. `stage`:
+      "sq"       x ** 2
+      "mean"     mean(x) over the last dimension, keepdim
+      "centered" x - mean(x)
+      "csq"      (x - mean(x)) ** 2
+      "ms"       mean(x ** 2)                (`of` "rms")
+      "var"      mean((x - mean(x)) ** 2)    (`of` "var")
+      "eps"      ms or var + eps
+      "inv"      rsqrt(ms or var + eps)
+      "sqrt"     sqrt(ms or var + eps)
+    Only the next step of such a chain may use it (x * inv or x / sqrt of an
+    "rms" chain is the RMSNorm of x; centered * inv or centered / sqrt of a
+    "var" chain the LayerNorm of x); any other use is an error at that use,
+    naming `node`, where the chain began (tx computes no row statistics)."""
+
+    # `mark`: where the chain began in the IR being emitted (the block and its
+    # length): the norm is emitted at its end, so nothing may be emitted in
+    # between (an in-place write of x would make PyTorch's statistic differ).
+    mark = None
+
+    def __init__(self, x, stage, node, of=None, eps=None):
+        self.x, self.stage, self.node, self.of, self.eps = x, stage, node, of, eps
+
+    def but(self, stage, **changes):
+        c = NormChain(self.x, stage, self.node, self.of, self.eps)
+        c.mark = self.mark
+        c.__dict__.update(changes)
+        return c
+
+    def what(self):
+        names = {"sq": "square", "mean": "mean", "centered": "centred tensor",
+                 "csq": "centred square", "ms": "mean square", "var": "variance",
+                 "eps": "variance + eps", "inv": "reciprocal root",
+                 "sqrt": "square root"}
+        return "the norm %s of line %d" % (names[self.stage], self.node.lineno)
+
+    def sizes(self):
+        shape = self.x.sizes()
+        keep = self.stage in ("sq", "centered", "csq")
+        return tuple(shape) if keep else tuple(shape[:-1]) + (1,)
 
 
 class RepeatedKV:
@@ -189,12 +249,14 @@ class NoneLayer(Spec):
 
 class Norm(Spec):
     """A norm module: `kind` "rmsnorm" or "layernorm", over a last dimension
-    of `size`; `bias` (layernorm) whether it has a bias parameter; `offset`
-    (rmsnorm) what is added to the weight (1.0 for Gemma's (1 + weight))."""
+    of `size`; `weight` whether it has a weight parameter (False:
+    nn.LayerNorm(elementwise_affine=False), an RMSNorm without a scale);
+    `bias` (layernorm) whether it has a bias parameter; `offset` (rmsnorm)
+    what is added to the weight (1.0 for Gemma's (1 + weight))."""
 
-    def __init__(self, path, kind, size, eps, node, bias=False, offset=0.0):
+    def __init__(self, path, kind, size, eps, node, bias=False, offset=0.0, weight=True):
         self.path, self.kind, self.size, self.eps, self.node = path, kind, size, eps, node
-        self.bias, self.offset = bias, offset
+        self.bias, self.offset, self.weight = bias, offset, weight
 
 
 class Activation:

@@ -55,3 +55,29 @@ func.func @f(%x: memref<?x64xi32>, %w: memref<64xi32>) {
   %0 = tx.layernorm %x, %w eps 1.0e-5 : memref<?x64xi32>, memref<64xi32> -> memref<?x64xi32>
   return
 }
+
+// -----
+
+// Without a weight: an offset (added to the weight) is an error, and so is
+// a bias (the printed form names them by position; built generically).
+func.func @f(%x: memref<?x64xf32>) {
+  // expected-error @+1 {{weight offset 1.000000e+00 without a weight (the offset is added to the weight)}}
+  %0 = tx.rmsnorm %x eps 1.0e-6 offset 1.0 : memref<?x64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: memref<?x64xf32>, %r: memref<?x64xf32>) {
+  // expected-error @+1 {{weight offset 1.000000e+00 without a weight (the offset is added to the weight)}}
+  %0, %1 = tx.add_rmsnorm %x, %r eps 1.0e-6 offset 1.0 : memref<?x64xf32>, memref<?x64xf32> -> memref<?x64xf32>, memref<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: memref<?x64xf32>, %b: memref<64xf32>) {
+  // expected-error @+1 {{a bias needs a weight (F.layer_norm(x, shape, None, bias) is not supported)}}
+  %0 = "tx.layernorm"(%x, %b) <{epsilon = 1.0e-5 : f64, operandSegmentSizes = array<i32: 1, 0, 1>}> : (memref<?x64xf32>, memref<64xf32>) -> memref<?x64xf32>
+  return
+}

@@ -23,8 +23,8 @@ func.func @norms(%x: memref<?x64xf32>, %w: memref<64xf32>, %b: memref<64xf32>) {
   %4, %5 = tx.add_rmsnorm %x, %x, %w eps 1.0e-6 offset 1.0 : memref<?x64xf32>, memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>, memref<?x64xf32>
   return
 }
-// GENERIC: "tx.layernorm"(%{{.+}}, %{{.+}}, %{{.+}}) <{epsilon = 1.000000e-05 : f64}>
-// GENERIC: "tx.layernorm"(%{{.+}}, %{{.+}}) <{epsilon = 1.000000e-05 : f64}>
+// GENERIC: "tx.layernorm"(%{{.+}}, %{{.+}}, %{{.+}}) <{epsilon = 1.000000e-05 : f64, operandSegmentSizes = array<i32: 1, 1, 1>}>
+// GENERIC: "tx.layernorm"(%{{.+}}, %{{.+}}) <{epsilon = 1.000000e-05 : f64, operandSegmentSizes = array<i32: 1, 1, 0>}>
 // GENERIC: "tx.rmsnorm"(%{{.+}}, %{{.+}}) <{epsilon = 9.9999999999999995E-7 : f64, weight_offset = 1.000000e+00 : f64}>
 
 // MODREF: effects ln (tx.layernorm): arg0=NoModRef x=Ref w=Ref b=Ref o=NoModRef

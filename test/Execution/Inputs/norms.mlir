@@ -64,4 +64,30 @@ module {
     %y = tx.rmsnorm %x, %w eps 1.0e-06 offset 1.0 : memref<?x80xbf16>, memref<80xbf16> -> memref<?x80xbf16>
     return %y : memref<?x80xbf16>
   }
+  // Without a weight: nn.LayerNorm(elementwise_affine=False) /
+  // F.layer_norm(x, shape) (OLMo), an RMSNorm without a scale.
+  func.func @layernorm_noaffine(%x: memref<?x80xf32>) -> memref<?x80xf32> {
+    %y = tx.layernorm %x eps 1.0e-05 : memref<?x80xf32> -> memref<?x80xf32>
+    return %y : memref<?x80xf32>
+  }
+  func.func @layernorm_noaffine_dynamic(%x: memref<?x?xf32>) -> memref<?x?xf32> {
+    %y = tx.layernorm %x eps 1.0e-05 : memref<?x?xf32> -> memref<?x?xf32>
+    return %y : memref<?x?xf32>
+  }
+  func.func @layernorm_noaffine_bf16(%x: memref<?x80xbf16>) -> memref<?x80xbf16> {
+    %y = tx.layernorm %x eps 1.0e-05 : memref<?x80xbf16> -> memref<?x80xbf16>
+    return %y : memref<?x80xbf16>
+  }
+  func.func @rmsnorm_noweight(%x: memref<?x80xf32>) -> memref<?x80xf32> {
+    %y = tx.rmsnorm %x eps 1.0e-06 : memref<?x80xf32> -> memref<?x80xf32>
+    return %y : memref<?x80xf32>
+  }
+  func.func @rmsnorm_noweight_dynamic(%x: memref<?x?xf32>) -> memref<?x?xf32> {
+    %y = tx.rmsnorm %x eps 1.0e-06 : memref<?x?xf32> -> memref<?x?xf32>
+    return %y : memref<?x?xf32>
+  }
+  func.func @add_rmsnorm_noweight(%x: memref<?x80xf32>, %r: memref<?x80xf32>) -> (memref<?x80xf32>, memref<?x80xf32>) {
+    %y, %s = tx.add_rmsnorm %x, %r eps 1.0e-06 : memref<?x80xf32>, memref<?x80xf32> -> memref<?x80xf32>, memref<?x80xf32>
+    return %y, %s : memref<?x80xf32>, memref<?x80xf32>
+  }
 }

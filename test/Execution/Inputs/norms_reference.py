@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from rounding import format_of
+from rounding import dumped, format_of
 
 fn, d = sys.argv[1], sys.argv[2]
 
@@ -48,6 +48,13 @@ def reference(ins):
         return [layernorm(x, w("w"), None, 1e-3)]
     if fn == "layernorm_heads":
         return [layernorm(x[:, 8:24].reshape(-1, 2, 8), w("w8"), w("b8"), 1e-5)]
+    if fn in ("layernorm_noaffine", "layernorm_noaffine_dynamic", "layernorm_noaffine_bf16"):
+        return [layernorm(x, 1.0, None, 1e-5)]
+    if fn in ("rmsnorm_noweight", "rmsnorm_noweight_dynamic"):
+        return [rmsnorm(x, 1.0, 1e-6, 0.0)]
+    if fn == "add_rmsnorm_noweight":
+        s = x + ins[1]
+        return [rmsnorm(s, 1.0, 1e-6, 0.0), s]
     if fn in ("rmsnorm_offset", "rmsnorm_offset_bf16"):
         return [rmsnorm(x, w("w"), 1e-6, 1.0)]
     if fn == "add_rmsnorm_offset":
@@ -56,16 +63,8 @@ def reference(ins):
     sys.exit(f"norms_reference.py: no reference for '{fn}'")
 
 
-def arrays(pattern):
-    out, i = [], 0
-    while os.path.exists(os.path.join(d, pattern % i)):
-        out.append(np.load(os.path.join(d, pattern % i)).astype(np.float64))
-        i += 1
-    return out
-
-
-ins = [rounding(a) for a in arrays(fn + ".input%d.npy")]
-got = arrays(fn + ".%d.npy")
+ins = [rounding(a) for a in dumped(d, fn + ".input%d.npy")]
+got = dumped(d, fn + ".%d.npy")
 ref = reference(ins)
 if len(ref) != len(got):
     sys.exit(f"{fn}: {len(got)} outputs, reference has {len(ref)}")

@@ -1,6 +1,9 @@
-"""The 16-bit formats the runner rounds to at its boundary, for the numpy
-references (reference.py, norms_reference.py): values rounded as the runner
-rounds them, in f64, and one unit in the last place relative to a value."""
+"""For the numpy references (reference.py, norms_reference.py,
+attention_reference.py): the 16-bit formats the runner rounds to at its
+boundary (values rounded as the runner rounds them, in f64, and one unit in
+the last place relative to a value), and the arrays tx-run dumped."""
+import os
+
 import numpy as np
 
 
@@ -23,3 +26,12 @@ def format_of(function):
     if function.endswith("_f16"):
         return to_f16, 2.0**-10
     return (lambda a: a), None
+
+
+def dumped(d, pattern):
+    """The arrays `tx-run --output-dir d` wrote as pattern % 0, 1, ... (as f64)."""
+    out, i = [], 0
+    while os.path.exists(os.path.join(d, pattern % i)):
+        out.append(np.load(os.path.join(d, pattern % i)).astype(np.float64))
+        i += 1
+    return out

@@ -94,3 +94,27 @@ class NegativeScale(Base):
         q, k, v = self.heads(hidden_states)
         probs = F.softmax((torch.matmul(q, k.transpose(2, 3)) + attention_mask) * -1.0, dim=-1)
         return self.finish(torch.matmul(probs, v))
+
+
+class CappedAfterMask(Base):
+    def forward(self, hidden_states, attention_mask=None):
+        q, k, v = self.heads(hidden_states)
+        scores = torch.matmul(q, k.transpose(2, 3)) * 0.25 + attention_mask
+        scores = torch.tanh(scores / 50.0) * 50.0
+        return self.finish(torch.matmul(F.softmax(scores, dim=-1), v))
+
+
+class CappedTwice(Base):
+    def forward(self, hidden_states, attention_mask=None):
+        q, k, v = self.heads(hidden_states)
+        scores = torch.tanh(torch.matmul(q, k.transpose(2, 3)) * 0.25)
+        scores = torch.tanh(scores)
+        return self.finish(torch.matmul(F.softmax(scores + attention_mask, dim=-1), v))
+
+
+class WrittenBetween(Base):
+    def forward(self, hidden_states, attention_mask=None):
+        q, k, v = self.heads(hidden_states)
+        scores = torch.matmul(q, k.transpose(2, 3)) * 0.25 + attention_mask
+        k.mul_(2.0)
+        return self.finish(torch.matmul(F.softmax(scores, dim=-1), v))

@@ -29,7 +29,7 @@ class OnePosition(nn.Module):
 
     def forward(self, hidden_states):
         h = self.proj(hidden_states)
-        return h + h[..., 0]
+        return h + h[:, 0]
 
 
 class CatTokens(nn.Module):
@@ -103,3 +103,22 @@ class UnitOffsetNorm(nn.Module):
 
     def forward(self, hidden_states):
         return self.norm(hidden_states)
+
+
+class OutOfRange(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.qkv = nn.Linear(config.hidden_size, 3 * config.hidden_size, bias=False)
+
+    def forward(self, hidden_states):
+        qkv = self.qkv(hidden_states).view(1, -1, 3, self.qkv.in_features)
+        return qkv[:, :, 3]
+
+
+class BatchIndex(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.proj = nn.Linear(config.hidden_size, config.hidden_size, bias=False)
+
+    def forward(self, hidden_states):
+        return self.proj(hidden_states)[1]

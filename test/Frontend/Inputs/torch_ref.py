@@ -3,7 +3,7 @@
 
 usage: torch_ref.py run MODELING CONFIG DIR [--entry C] [--layer-idx N]
                        [--prefix P] [--tokens T] [--seed S]
-                       [--mask causal|none] [--checkpoint f32|bf16]
+                       [--mask causal|none] [--window W] [--checkpoint f32|bf16]
                        [--compute f32|bf16]
        torch_ref.py compare DIR OUT.npy [--rtol R] [--perturb]
                             [--expected FILE]
@@ -13,7 +13,9 @@ SimpleNamespace of config.json) with random weights, calls forward on
 random inputs chosen by parameter name as tx.frontend maps them
 (hidden_states [1, T, hidden]; position_embeddings (cos, sin), each
 [1, T, head_dim] with the halves repeated, as HF's rotary module gives
-them; attention_mask the additive causal mask, or None with --mask none)
+them; attention_mask the additive causal mask, with --window W the
+sliding-window causal mask HF's model gives a sliding layer (key s visible
+to query t when s <= t and t - s < W), or None with --mask none)
 and writes, for tx-run:
 DIR/x.npy, DIR/cos.npy, DIR/sin.npy (cos/sin as [T, head_dim/2]),
 DIR/weights/<prefix><name>.npy, DIR/model.safetensors (the same tensors)
@@ -37,10 +39,25 @@ import numpy as np
 
 FORWARD_ARGS = {
     "hidden_states": "activation", "x": "activation", "hidden": "activation",
-    "h": "activation", "inputs_embeds": "activation",
+    "h": "activation", "inputs_embeds": "activation", "hidden_state": "activation",
+    "input": "activation", "input_tensor": "activation",
     "position_embeddings": "rope", "cos": "cos", "sin": "sin",
-    "attention_mask": "mask", "mask": "mask", "causal_mask": "mask",
+    "attention_mask": "mask", "mask": "mask", "causal_mask": "mask", "attn_mask": "mask",
     "shared_kv_states": "container",
+}
+
+
+# HF sets _attn_implementation at run time; config.json leaves out
+# PretrainedConfig's attributes that have their default.
+PRETRAINED_CONFIG_DEFAULTS = {
+    "_attn_implementation": "eager",
+    "pad_token_id": None, "bos_token_id": None, "eos_token_id": None,
+    "sep_token_id": None, "decoder_start_token_id": None,
+    "output_attentions": False, "output_hidden_states": False, "return_dict": True,
+    "use_return_dict": True, "torchscript": False, "torch_dtype": None,
+    "tie_word_embeddings": True, "is_decoder": False, "is_encoder_decoder": False,
+    "add_cross_attention": False, "chunk_size_feed_forward": 0, "pruned_heads": {},
+    "problem_type": None, "architectures": None,
 }
 
 
@@ -49,15 +66,37 @@ ATTRIBUTE_MAP = {"hidden_size": "n_embd", "num_attention_heads": "n_head",
 
 
 def transformers_stub():
-    """The few names of `transformers` HF modeling files import (it is not
-    installed here): ACT2FN and the attention registry."""
+    """The names of `transformers` HF modeling files import (it is not
+    installed here): ACT2FN, the attention registry, Conv1D, the layer base
+    class, the decorators (deprecate_kwarg renames as HF's does, the others
+    return what they decorate), logging, the typing helpers; any other name
+    of any `transformers.*` module is a placeholder class (a type in an
+    annotation, a base class, a config class)."""
+    import functools
+    import importlib.abc
+    import importlib.machinery
     if importlib.util.find_spec("transformers") is not None:
         return
+    import logging as pylogging
+    import torch
     from torch import nn
+    class AccurateGELU(nn.Module):
+        """transformers' AccurateGELUActivation."""
+
+        def forward(self, x):
+            c = math.sqrt(2 / math.pi)
+            return 0.5 * x * (1 + torch.tanh(c * (x + 0.044715 * torch.pow(x, 3))))
+
+    class GELUPython(nn.Module):
+        """transformers' GELUActivation(use_gelu_python=True)."""
+
+        def forward(self, x):
+            return x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))
+
     act2fn = {"silu": nn.SiLU(), "swish": nn.SiLU(), "relu": nn.ReLU(), "gelu": nn.GELU(),
               "gelu_pytorch_tanh": nn.GELU(approximate="tanh"),
-              "gelu_new": nn.GELU(approximate="tanh")}
-    import torch
+              "gelu_new": nn.GELU(approximate="tanh"), "gelu_python": GELUPython(),
+              "gelu_accurate": AccurateGELU()}
 
     class Conv1D(nn.Module):
         """transformers.pytorch_utils.Conv1D (GPT-2): x @ weight + bias, the
@@ -75,14 +114,131 @@ def transformers_stub():
             x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
             return x.view(size_out)
 
-    names = {"transformers.activations": {"ACT2FN": act2fn},
-             "transformers.modeling_utils": {"ALL_ATTENTION_FUNCTIONS": {}},
-             "transformers.pytorch_utils": {"Conv1D": Conv1D}}
-    sys.modules["transformers"] = types.ModuleType("transformers")
-    for name, attrs in names.items():
-        m = types.ModuleType(name)
-        m.__dict__.update(attrs)
-        sys.modules[name] = m
+    class AttentionInterface(dict):
+        def get_interface(self, name, default):
+            return default if name == "eager" else self[name]
+
+    class GradientCheckpointingLayer(nn.Module):
+        gradient_checkpointing = False
+
+    def passthrough(*args, **kwargs):
+        """A decorator used bare (@auto_docstring) or with arguments
+        (@use_kernel_forward_from_hub("RMSNorm")): returns what it decorates."""
+        if len(args) == 1 and not kwargs and callable(args[0]) and \
+                not isinstance(args[0], str):
+            return args[0]
+        return lambda f: f
+
+    def deprecate_kwarg(old_name, version=None, new_name=None, **options):
+        def wrap(f):
+            @functools.wraps(f)
+            def call(*args, **kwargs):
+                if old_name in kwargs and new_name is not None:
+                    kwargs.setdefault(new_name, kwargs.pop(old_name))
+                return f(*args, **kwargs)  # without new_name HF only warns
+            return call
+        return wrap
+
+    class Logger(pylogging.Logger):
+        def warning_once(self, *args, **kwargs):
+            pass
+
+        def info_once(self, *args, **kwargs):
+            pass
+
+    logging_module = types.SimpleNamespace(
+        get_logger=lambda name=None: Logger(name or "transformers"))
+
+    class Typing:
+        def __class_getitem__(cls, item):
+            return cls
+
+    def default_rope(config=None, device=None, seq_len=None, **rope_kwargs):
+        """ROPE_INIT_FUNCTIONS["default"]: (inv_freq, attention scaling 1)."""
+        if config is None:
+            base, dim = rope_kwargs["base"], rope_kwargs["dim"]
+        else:
+            base = config.rope_theta
+            heads = config.num_attention_heads
+            dim = getattr(config, "head_dim", None) or config.hidden_size // heads
+            dim = int(dim * (getattr(config, "partial_rotary_factor", None) or 1.0))
+        inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+        return inv_freq, 1.0
+
+    names = {
+        "ACT2FN": act2fn, "ROPE_INIT_FUNCTIONS": {"default": default_rope},
+        "ALL_LAYERNORM_LAYERS": [nn.LayerNorm], "ALL_ATTENTION_FUNCTIONS": AttentionInterface(),
+        "Conv1D": Conv1D, "GradientCheckpointingLayer": GradientCheckpointingLayer,
+        "deprecate_kwarg": deprecate_kwarg, "logging": logging_module,
+        "Unpack": Typing, "FlashAttentionKwargs": Typing, "TransformersKwargs": Typing,
+        "is_torch_flex_attn_available": lambda: False,
+        "is_flash_attn_available": lambda: False,
+    }
+    for d in ("auto_docstring", "can_return_tuple", "check_model_inputs",
+              "dynamic_rope_update", "torch_int"):
+        names[d] = passthrough
+    for d in ("use_kernel_forward_from_hub", "use_kernel_func_from_hub",
+              "use_kernelized_func", "add_start_docstrings",
+              "add_start_docstrings_to_model_forward", "replace_return_docstrings",
+              "add_code_sample_docstrings"):
+        names[d] = lambda *args, **kwargs: (lambda f: f)
+
+    class Package(types.ModuleType):
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            value = names.get(name)
+            if value is None:
+                value = type(name, (Typing,), {"__module__": self.__name__})
+            setattr(self, name, value)
+            return value
+
+    class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname == "transformers" or fullname.startswith("transformers."):
+                return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+            return None
+
+        def create_module(self, spec):
+            m = Package(spec.name)
+            m.__path__ = []
+            return m
+
+        def exec_module(self, module):
+            pass
+
+    sys.meta_path.insert(0, Finder())
+
+
+def torch_compat():
+    """nn.LayerNorm(..., bias=False) (PyTorch >= 2.1) on the PyTorch 1.13
+    installed here: a LayerNorm whose bias is None, as 2.1's."""
+    import inspect
+    from torch import nn
+    if "bias" in inspect.signature(nn.LayerNorm.__init__).parameters:
+        return
+
+    class LayerNorm(nn.LayerNorm):
+        def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                     device=None, dtype=None):
+            super().__init__(normalized_shape, eps, elementwise_affine, device=device,
+                             dtype=dtype)
+            if elementwise_affine and not bias:
+                self.register_parameter("bias", None)
+
+    nn.LayerNorm = LayerNorm
+
+
+def config_class_defaults(cfg):
+    """What HF's config classes derive in __init__ and config.json may lack:
+    Gemma2Config's layer_types (sliding on even layers), Qwen2Config's
+    sliding_window (None unless use_sliding_window)."""
+    if getattr(cfg, "use_sliding_window", None) is False:
+        cfg.sliding_window = None
+    if getattr(cfg, "layer_types", None) is None and \
+            getattr(cfg, "model_type", None) == "gemma2":
+        cfg.layer_types = ["sliding_attention" if bool((i + 1) % 2) else "full_attention"
+                           for i in range(cfg.num_hidden_layers)]
 
 
 def kind_of(name):
@@ -105,16 +261,22 @@ def f32_args(v):
 def run(a):
     import torch
     transformers_stub()
+    torch_compat()
     torch.manual_seed(a.seed)
     with open(a.config) as f:
         # HF sets _attn_implementation at run time (tx.frontend's default too).
-        cfg = types.SimpleNamespace(**dict({"_attn_implementation": "eager"}, **json.load(f)))
+        cfg = types.SimpleNamespace(**dict(PRETRAINED_CONFIG_DEFAULTS, **json.load(f)))
     # HF's attribute_map (GPT-2's config.json has n_embd for hidden_size, ...).
     for key, alias in ATTRIBUTE_MAP.items():
         if not hasattr(cfg, key) and hasattr(cfg, alias):
             setattr(cfg, key, getattr(cfg, alias))
-    spec = importlib.util.spec_from_file_location("modeling", a.modeling)
+    config_class_defaults(cfg)
+    # A module of a transformers package, so that HF's relative imports
+    # (from ...activations import ACT2FN) resolve to the stub above.
+    name = "transformers.models.tx_ref." + os.path.splitext(os.path.basename(a.modeling))[0]
+    spec = importlib.util.spec_from_file_location(name, a.modeling)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     cls = getattr(mod, a.entry)
     import inspect
@@ -134,7 +296,7 @@ def run(a):
     T = a.tokens
     hidden = getattr(cfg, "hidden_size", None) or getattr(cfg, "dim")
     heads = getattr(cfg, "num_attention_heads", None) or getattr(cfg, "n_heads")
-    head_dim = getattr(cfg, "head_dim", hidden // heads)
+    head_dim = getattr(cfg, "head_dim", None) or hidden // heads
     x = torch.randn(1, T, hidden)
     # Partial rotary (as HF's rotary modules read the config): cos/sin cover
     # the rotated features only.
@@ -146,7 +308,13 @@ def run(a):
     cos_h, sin_h = ang.cos(), ang.sin()
     cos = torch.cat([cos_h, cos_h], -1)[None]
     sin = torch.cat([sin_h, sin_h], -1)[None]
-    mask = torch.full((T, T), float("-inf")).triu(1)[None, None]
+    mask = torch.full((T, T), float("-inf")).triu(1)
+    if a.window is not None:
+        # HF's sliding-window causal mask (masking_utils: kv > q - window;
+        # the older _prepare_4d_causal_attention_mask: tril(diagonal=-window)).
+        mask = mask.masked_fill(torch.ones(T, T, dtype=torch.bool).tril(-a.window),
+                                float("-inf"))
+    mask = mask[None, None]
     call = {}
     for name in list(inspect.signature(model.forward).parameters):
         kind = FORWARD_ARGS.get(name)
@@ -244,6 +412,9 @@ r.add_argument("--tokens", type=int, default=7)
 r.add_argument("--seed", type=int, default=0)
 r.add_argument("--mask", choices=["causal", "none"], default="causal",
                help="attention_mask: the additive causal mask, or None")
+r.add_argument("--window", type=int, default=None,
+               help="attention_mask: the sliding-window causal mask of this window "
+                    "(what HF's model passes a sliding layer)")
 r.add_argument("--checkpoint", choices=["f32", "bf16"], default="f32",
                help="dtype of model.safetensors (bf16: weights and inputs rounded by torch)")
 r.add_argument("--compute", choices=["f32", "bf16"], default="f32",

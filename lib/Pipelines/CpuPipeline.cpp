@@ -59,6 +59,10 @@ static void addTxToCPUPasses(OpPassManager &pm, const TxToCPUOptions &options,
   pm.addPass(createCSEPass());
   pm.addPass(createTxReturnContiguous());
   if (options.deallocate) {
+    // Blocks become scf ops first: upstream's ownership-based deallocation
+    // crashes on some functions of several blocks (an scf.if result used
+    // after a cf.br) and handles loops only as loop ops.
+    pm.addPass(createLiftControlFlowToSCFPass());
     // Upstream's buffer-deallocation-pipeline, with the one dealloc that
     // frees a function's buffers at its end split per allocation before
     // the simplification (which would split it with an alias query per

@@ -75,6 +75,8 @@ static void addTxToNVVMPasses(OpPassManager &pm, const TxToNVVMOptions &options,
     pm.addPass(createTxReturnContiguous());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    // As on the CPU: blocks become scf ops before the deallocation.
+    pm.addPass(createLiftControlFlowToSCFPass());
     bufferization::buildBufferDeallocationPipeline(
         pm, bufferization::BufferDeallocationPipelineOptions());
     pm.addPass(createConvertBufferizationToMemRefPass());

@@ -81,6 +81,10 @@ static void addTxToNVVMPasses(OpPassManager &pm, const TxToNVVMOptions &options,
         pm, bufferization::BufferDeallocationPipelineOptions());
     pm.addPass(createConvertBufferizationToMemRefPass());
   }
+  // memref.copy (the program's, or a clone's) becomes linalg.copy, which
+  // runs as a kernel below, as on the CPU: the host code needs no runtime's
+  // memrefCopy.
+  pm.addPass(createTxCopiesToLinalg());
   // Public functions get the _mlir_ciface_ wrappers tx-run calls.
   pm.addPass(createTxEmitCInterface());
   pm.addPass(createCanonicalizerPass());

@@ -574,12 +574,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     Value scale = floatConst(b, loc, f32, op.getScale().convertToDouble());
     Value shift = arith::SubIOp::create(b, loc, sLen, tLen);
     bool causal = op.getCausal();
-    std::optional<int64_t> window;
-    if (IntegerAttr w = op.getWindowAttr())
-      window = w.getInt();
-    std::optional<double> softcap;
-    if (FloatAttr c = op.getSoftcapAttr())
-      softcap = c.getValueAsDouble();
+    std::optional<uint64_t> window = op.getWindow();
+    std::optional<APFloat> softcap = op.getSoftcap();
     AffineMap id4 = b.getMultiDimIdentityMap(4);
     AffineMap row4 = map(4, {d(0), d(1), d(2)});
     SmallVector<IT> par4(4, IT::parallel);
@@ -590,13 +586,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         ArrayRef<AffineMap>{id4}, par4,
         [&](OpBuilder &nb, Location nl, ValueRange a) {
           Value s = arith::MulFOp::create(nb, nl, a[0], scale);
-          if (softcap) {
-            Value c = floatConst(nb, nl, f32, *softcap);
-            s = arith::MulFOp::create(
-                nb, nl, c,
-                math::TanhOp::create(nb, nl,
-                                     arith::DivFOp::create(nb, nl, s, c)));
-          }
+          if (softcap)
+            s = softcapScore(nb, nl, s, softcap->convertToDouble());
           if (causal) {
             Value t = linalg::IndexOp::create(nb, nl, 2);
             Value key = linalg::IndexOp::create(nb, nl, 3);

@@ -3,6 +3,7 @@
 #include "LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 using namespace mlir;
@@ -56,6 +57,14 @@ Value tx::detail::floatConst(OpBuilder &b, Location loc, Type type,
         DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), value)));
   return arith::ConstantOp::create(b, loc, type,
                                    b.getFloatAttr(type, value));
+}
+
+Value tx::detail::softcapScore(OpBuilder &b, Location loc, Value score,
+                               double cap) {
+  Value c = floatConst(b, loc, score.getType(), cap);
+  return arith::MulFOp::create(
+      b, loc, c,
+      math::TanhOp::create(b, loc, arith::DivFOp::create(b, loc, score, c)));
 }
 
 AffineMap tx::detail::suffixMap(MLIRContext *ctx, unsigned rank, unsigned r) {

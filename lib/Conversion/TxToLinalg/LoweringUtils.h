@@ -35,6 +35,8 @@ Value toCompute(OpBuilder &b, Location loc, Value v);
 Value fromCompute(OpBuilder &b, Location loc, Value v, Type elemType);
 /// A float constant of `type` (a splat for a vector type).
 Value floatConst(OpBuilder &b, Location loc, Type type, double value);
+/// Gemma 2's score soft-capping of an f32 `score`: `cap * tanh(score / cap)`.
+Value softcapScore(OpBuilder &b, Location loc, Value score, double cap);
 
 /// `(d0, ..., d_{rank-1}) -> (d_{rank-r}, ..., d_{rank-1})` for an operand of
 /// rank `r` broadcast over leading dimensions (r == 0: a scalar).

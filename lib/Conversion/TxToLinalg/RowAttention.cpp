@@ -95,12 +95,8 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
     // W when also t + (S - T) - s < W.
     Value shift = arith::SubIOp::create(b, loc, sLen, tLen);
     bool causal = op.getCausal();
-    std::optional<int64_t> window;
-    if (IntegerAttr w = op.getWindowAttr())
-      window = w.getInt();
-    std::optional<double> softcap;
-    if (FloatAttr c = op.getSoftcapAttr())
-      softcap = c.getValueAsDouble();
+    std::optional<uint64_t> window = op.getWindow();
+    std::optional<APFloat> softcap = op.getSoftcap();
 
     auto parallel = scf::ParallelOp::create(
         b, loc, ValueRange{c0}, ValueRange{index(hq)}, ValueRange{c1});
@@ -137,13 +133,8 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
       Value kRow = loadRow(b, loc, k, ValueRange{s, kh}, headDim);
       Value dot = treeSum(b, loc, arith::MulFOp::create(b, loc, qRow, kRow));
       Value score = arith::MulFOp::create(b, loc, dot, scale);
-      if (softcap) {
-        Value c = floatConst(b, loc, f32, *softcap);
-        score = arith::MulFOp::create(
-            b, loc, c,
-            math::TanhOp::create(b, loc,
-                                 arith::DivFOp::create(b, loc, score, c)));
-      }
+      if (softcap)
+        score = softcapScore(b, loc, score, softcap->convertToDouble());
       memref::StoreOp::create(b, loc, score, rows, ValueRange{h, s});
       Value max = arith::MaximumFOp::create(
           b, loc, scoreLoop.getRegionIterArgs()[0], score);

@@ -74,7 +74,8 @@ def _entry_class(src, entry):
             uses(stmt.value, None)
     candidates = [c for c in src.module_classes()
                   if not used.get(c.name, set()) - {c.name} and
-                  table.lookup_module(c.name) is None]
+                  table.lookup_module(c.name) is None and
+                  not table.is_rotary_module(c.name)]
     if len(candidates) > 1:
         # Of those, the ones whose forward can be called with the arguments
         # the frontend gives (table.FORWARD_ARGS, or defaults): a rotary
@@ -201,12 +202,14 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
             v.pending = width is None
             return V.Tensor(v, [None, 0, 1])
         if kind == "rope":
-            pair = tuple(_rope_arg(tr, r, dtype) for r in ("cos", "sin"))
-            return pair[::-1] if test_break == "swap-rope" else pair
+            tr.rope_tables[None] = tr.rope_pair(("cos", "sin"))
+            return tr.rope_tables[None]
         if kind in ("cos", "sin"):
-            return _rope_arg(tr, kind, dtype)
+            return tr.rope_arg(kind, kind)
         if kind == "mask":
             return V.CausalMask() if mask == "causal" else None
+        if kind == "positions":
+            return V.Positions()
         if kind == "container":
             return V.Container(tr.new_arg(p.arg, "!tx.container"), p.arg)
         if d is not None:
@@ -233,12 +236,6 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
               "Arguments: %s." % (src.path, cls.name, layer_idx,
                                   ", ".join(n for _, n in em.args)))
     return em.render(header)
-
-
-def _rope_arg(tr, role, dtype):
-    v = tr.new_arg(role, MemRef((None, None), dtype))
-    v.pending = True
-    return V.Tensor(v, [None, 0, 1], role=role)
 
 
 def _declare_symbols(tr, em, prefix, dtype):

@@ -36,6 +36,18 @@ class Ops:
         self.em.args.append((value, name))
         return value
 
+    def rope_arg(self, role, name):
+        """A rotary cos or sin argument of the function: [tokens, n], n fixed
+        by the tx.rotary that reads it."""
+        v = self.new_arg(name, MemRef((None, None), self.dtype))
+        v.pending = True
+        return V.Tensor(v, [None, 0, 1], role=role)
+
+    def rope_pair(self, names):
+        """A (cos, sin) pair of arguments named `names`."""
+        pair = (self.rope_arg("cos", names[0]), self.rope_arg("sin", names[1]))
+        return pair[::-1] if getattr(self, "test_break", None) == "swap-rope" else pair
+
     def fresh(self, hint, type):
         return self.em.fresh(self.hint or hint, type)
 
@@ -521,6 +533,12 @@ class Ops:
             return self.repeated_method(obj, name, args, kwargs, node)
         if isinstance(obj, V.NormChain):
             return self.norm_chain_method(obj, name, args, kwargs, node)
+        if isinstance(obj, V.CausalMask):
+            if name in ("size", "dim"):
+                sizes = V.CausalMask.SIZES
+                return len(sizes) if name == "dim" else sizes if not args else sizes[args[0]]
+            if name in ("to", "type", "type_as", "float", "contiguous", "detach"):
+                return obj
         if not isinstance(obj, V.Tensor):
             raise FrontendError("unsupported method '%s' of %s" % (name, self.describe(obj)),
                                 node)

@@ -181,6 +181,29 @@ MODULE_SUFFIXES = {
 }
 
 
+# Rotary embedding modules (HF's <Model>RotaryEmbedding and its scaled
+# variants: inv_freq and a cos/sin cache), by class name or suffix. Their
+# __init__ is evaluated as far as it goes (torch.arange, register_buffer:
+# attributes set before that, as Phi's `self.dim`, stay readable); calling
+# one in forward, `self.rotary_emb(x, position_ids)` or `(x, seq_len=n)`,
+# gives the (cos, sin) of the tokens' positions, which tx takes as arguments
+# of the imported function (one pair per module attribute name), as it
+# takes a forward's position_embeddings: tx computes no table.
+ROTARY_MODULES = set()
+ROTARY_MODULE_SUFFIXES = ("RotaryEmbedding",)
+
+
+def register_rotary_module(name):
+    """Declares class `name` a rotary embedding module (see ROTARY_MODULES)."""
+    ROTARY_MODULES.add(name)
+
+
+def is_rotary_module(name):
+    short = name.rsplit(".", 1)[-1]
+    return name in ROTARY_MODULES or short in ROTARY_MODULES or \
+        short.endswith(ROTARY_MODULE_SUFFIXES)
+
+
 def register_module(name, factory):
     """Maps class `name` (dotted import path or a class of the file) to
     `factory(tr, node, path, args, kwargs)`."""
@@ -358,11 +381,13 @@ _EAGER_ARGS = ("module", "query", "q", "key", "k", "value", "v", "attention_mask
 
 def _no_other_arguments(kwargs, known, what, node):
     """An argument the handler does not read must not change the result:
-    None, False or 0 (head_mask=None, output_attentions=False) are fine."""
+    None, False or 0 (head_mask=None, output_attentions=False) are fine, and
+    so are the position ids (HF passes position_ids= on to every attention
+    function; only flash attention reads them, to find packed sequences)."""
     for name, value in kwargs.items():
         if name in known or value is None or value is False or (
                 isinstance(value, (int, float)) and not isinstance(value, bool)
-                and value == 0) or isinstance(value, (str, V.Instance)):
+                and value == 0) or isinstance(value, (str, V.Instance, V.Positions)):
             continue
         raise FrontendError("%s: argument '%s' (%s) is not supported"
                             % (what, name, "a tensor" if isinstance(value, V.Tensor)
@@ -618,20 +643,25 @@ def lookup_function(name):
 # -- forward arguments of the imported module, by parameter name --------------
 # kind: "activation" ([tokens, hidden] input), "rope" (a (cos, sin) pair,
 # each [tokens, head_dim / 2]), "cos"/"sin" (one of them), "mask" (the
-# causal mask), "container" (!tx.container). Parameters named in no table
-# take their default value (None for the KV cache, position ids, ...).
+# causal mask), "positions" (the position ids: they select the rows of the
+# rotary cos/sin, see ROTARY_MODULE_SUFFIXES), "container" (!tx.container).
+# Parameters named in no table take their default value (None for the KV
+# cache, ...).
 FORWARD_ARGS = {
     "hidden_states": "activation", "x": "activation", "hidden": "activation",
     "h": "activation", "inputs_embeds": "activation", "hidden_state": "activation",
     "input": "activation", "input_tensor": "activation",
     "position_embeddings": "rope", "cos": "cos", "sin": "sin",
     "attention_mask": "mask", "mask": "mask", "causal_mask": "mask", "attn_mask": "mask",
+    "position_ids": "positions",
     "shared_kv_states": "container",
 }
 
+FORWARD_ARG_KINDS = ("activation", "rope", "cos", "sin", "mask", "positions", "container")
+
 
 def register_forward_arg(name, kind):
-    if kind not in ("activation", "rope", "cos", "sin", "mask", "container"):
+    if kind not in FORWARD_ARG_KINDS:
         raise ValueError("unknown forward argument kind '%s'" % kind)
     FORWARD_ARGS[name] = kind
 

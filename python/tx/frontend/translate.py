@@ -46,6 +46,9 @@ class Translator(Ops):
         self.layer_idx = layer_idx
         self.flags = set(flags)          # module attributes imported as i1 arguments
         self.flag_args = {}
+        # Rotary module attribute name -> its (cos, sin) arguments; None:
+        # the forward's position_embeddings.
+        self.rope_tables = {}
         self.specs = []                  # declared module attributes, in order
         self.depth = 0
         self.last_return = None
@@ -360,6 +363,10 @@ class Translator(Ops):
                 found, value = self.src.class_constant(base.cls, name)
                 if found:
                     return value  # a class attribute (is_causal = True)
+                if base.init_error:
+                    raise FrontendError(
+                        "module '%s' has no attribute '%s': its __init__ could not be "
+                        "evaluated past %s" % (base.cls.name, name, base.init_error), e)
                 raise FrontendError("module '%s' has no attribute '%s' (set in __init__)"
                                     % (base.cls.name, name), e)
             value = base.attrs[name]
@@ -380,6 +387,14 @@ class Translator(Ops):
             if name == "shape":
                 return base.sizes() if isinstance(base, (V.AttentionChain, V.NormChain)) \
                     else self.repeated_sizes(base)
+            if name in ("dtype", "device"):
+                return "tensor.%s" % name
+            return V.BoundMethod(base, name)
+        if isinstance(base, V.CausalMask):
+            # HF's size checks (`attention_mask.size() != (bsz, 1, q_len,
+            # kv_seq_len)`) and dtype reads: a [1, 1, tokens, tokens] mask.
+            if name == "shape":
+                return V.CausalMask.SIZES
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
             return V.BoundMethod(base, name)
@@ -456,6 +471,9 @@ class Translator(Ops):
         for v in (a, b):
             if isinstance(v, V.Unavailable):
                 raise FrontendError(v.why, node)
+            if isinstance(v, V.Positions):
+                raise FrontendError("arithmetic on %s is not supported" % self.describe(v),
+                                    node)
         if op is ast.MatMult:
             return self.matmul(a, b, node)
         if isinstance(a, V.AttentionChain) or isinstance(b, V.AttentionChain):
@@ -491,7 +509,7 @@ class Translator(Ops):
                                 "dynamic): use -1 in views", node)
         return not isinstance(v, (V.Guard, V.Tensor, V.Spec, V.Instance, V.Container,
                                   V.ContainerRead, V.AttentionChain, V.RepeatedKV,
-                                  V.CausalMask, V.NormChain))
+                                  V.CausalMask, V.NormChain, V.Positions))
 
     def eval_UnaryOp(self, e, env):
         if isinstance(e.op, ast.Not):
@@ -641,6 +659,8 @@ class Translator(Ops):
                 raise FrontendError("creating module '%s' in forward is not supported"
                                     % func.name, node)
             return self.instantiate(func.name, args, kwargs, node, self.init_path)
+        if isinstance(func, V.Instance) and func.rotary:
+            return self.rotary_call(func, args, kwargs, node)
         if isinstance(func, V.Instance):
             forward = self.src.method(func.cls, "forward", node)
             return self.inline(forward, func, args, kwargs, node)
@@ -892,6 +912,8 @@ class Translator(Ops):
                     raise FrontendError("%s adds %g to a weight it does not have"
                                         % (cls.name, value.offset), node)
             return value
+        if table.is_rotary_module(cls_name):
+            return self.rotary_module(cls_name, args, kwargs, node, path)
         cls = self.src.classes.get(cls_name)
         if cls is None:
             raise FrontendError("unknown module class '%s'" % cls_name, node)
@@ -920,6 +942,59 @@ class Translator(Ops):
         return inst
 
     init_path = ""
+
+    def rotary_module(self, cls_name, args, kwargs, node, path):
+        """A rotary embedding module (table.ROTARY_MODULE_SUFFIXES): its
+        __init__ runs as far as the frontend can evaluate it (it computes
+        inv_freq with torch ops), keeping the attributes set before that;
+        calling it gives the function's cos/sin arguments (rotary_call)."""
+        # An imported class (modular files import their base model's) has
+        # no body here: no attribute.
+        cls = self.src.classes.get(cls_name) or ast.ClassDef(
+            name=cls_name.rsplit(".", 1)[-1], bases=[], keywords=[], body=[],
+            decorator_list=[])
+        inst = V.Instance(cls, path)
+        inst.rotary = True
+        init = self.src.method(cls, "__init__", node, required=False)
+        if init is not None:
+            saved = self.in_init, self.init_path
+            declared = len(self.specs)
+            self.in_init = True
+            try:
+                self.inline(init, inst, args, kwargs, node)
+            except FrontendError as err:
+                if getattr(err, "raised", False):
+                    raise
+                inst.init_error = "line %s:%s: %s" % (err.line, err.col, err.message)
+            finally:
+                self.in_init, self.init_path = saved
+                # Its buffers are not checkpoint tensors (inv_freq is not
+                # persistent): nothing it declared becomes a symbol.
+                del self.specs[declared:]
+        return inst
+
+    def rotary_call(self, module, args, kwargs, node):
+        """`self.rotary_emb(x, position_ids)` (or `seq_len=`): the (cos, sin)
+        of the tokens' positions, arguments of the function; one pair per
+        module attribute name (`cos`, `sin` for the first)."""
+        for v in list(args) + list(kwargs.values()):
+            if not (v is None or v is V.TOKENS or isinstance(v, (V.Tensor, V.Positions)) or
+                    (isinstance(v, int) and not isinstance(v, bool))):
+                raise FrontendError("a rotary embedding module takes a tensor, the "
+                                    "forward's position_ids or a sequence length here, "
+                                    "got %s" % self.describe(v), node)
+        key = module.path.rsplit(".", 1)[-1]
+        if key not in self.rope_tables and list(self.rope_tables) == [None]:
+            # The forward's own position_embeddings (HF v4.4x layers take
+            # both, and compute them with the module only when not given):
+            # the same table.
+            self.rope_tables[key] = self.rope_tables[None]
+        if key not in self.rope_tables:
+            taken = {name for _, name in self.em.args}
+            names = ("cos", "sin") if not taken & {"cos", "sin"} else \
+                ("cos_" + key, "sin_" + key)
+            self.rope_tables[key] = self.rope_pair(names)
+        return self.rope_tables[key]
 
     def norm_has_weight(self, cls, node):
         """Whether a norm class of the file (its forward not translated) has
@@ -1062,6 +1137,9 @@ class Translator(Ops):
             return v.what()
         if isinstance(v, V.CausalMask):
             return "the attention mask"
+        if isinstance(v, V.Positions):
+            return "the position ids (no tensor in tx: they select the rows of the " \
+                "rotary cos/sin arguments)"
         if isinstance(v, V.Param):
             return "parameter 'self.%s'" % v.path
         if isinstance(v, V.Spec):

@@ -75,6 +75,16 @@ class ContainerRead:
 class CausalMask:
     """The attention mask argument: taken to be the causal mask."""
 
+    SIZES = (1, 1, TOKENS, TOKENS)
+
+
+class Positions:
+    """The forward's position ids: they only select the rows of the rotary
+    cos/sin, which are arguments of the imported function (a rotary
+    embedding module's output for the tokens' positions), so they are no
+    tensor in tx: passed on, tested against None, given to a rotary module
+    or helper, nothing else."""
+
 
 class AttentionChain:
     """Attention written out in forward, on its way to one tx.attention:
@@ -290,6 +300,11 @@ class ModuleList:
 
 class Instance:
     """An instance of a class of the modeling file (in eval mode)."""
+
+    # A rotary embedding module (translate.rotary_module): calling it gives
+    # the function's cos/sin; init_error says where its __init__ stopped.
+    rotary = False
+    init_error = None
 
     def __init__(self, cls, path):
         self.cls = cls

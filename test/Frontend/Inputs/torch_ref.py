@@ -13,8 +13,9 @@ SimpleNamespace of config.json) with random weights, calls forward on
 random inputs chosen by parameter name as tx.frontend maps them
 (hidden_states [1, T, hidden]; position_embeddings (cos, sin), each
 [1, T, head_dim] with the halves repeated, as HF's rotary module gives
-them; attention_mask the additive causal mask, with --window W the
-sliding-window causal mask HF's model gives a sliding layer (key s visible
+them, or the table of the model's own rotary module when it has one:
+rotary_module_table; position_ids 0..T-1; attention_mask the additive
+causal mask, with --window W the sliding-window causal mask HF's model gives a sliding layer (key s visible
 to query t when s <= t and t - s < W), or None with --mask none)
 and writes, for tx-run:
 DIR/x.npy, DIR/cos.npy, DIR/sin.npy (cos/sin as [T, head_dim/2]),
@@ -43,6 +44,7 @@ FORWARD_ARGS = {
     "input": "activation", "input_tensor": "activation",
     "position_embeddings": "rope", "cos": "cos", "sin": "sin",
     "attention_mask": "mask", "mask": "mask", "causal_mask": "mask", "attn_mask": "mask",
+    "position_ids": "positions",
     "shared_kv_states": "container",
 }
 
@@ -258,6 +260,27 @@ def f32_args(v):
     return v.float() if hasattr(v, "float") else v
 
 
+def rotary_module_table(model, T, rot):
+    """cos/sin [T, rot / 2] of the model's first rotary embedding module
+    (a submodule of a class named *RotaryEmbedding) for positions 0..T-1,
+    called as HF's are: forward(x, position_ids) or (x, seq_len=T); the
+    first half of its [.., T, rot] output (HF repeats the halves); None
+    when the model has none."""
+    import torch
+    rotary = next((m for _, m in model.named_modules()
+                   if type(m).__name__.endswith("RotaryEmbedding")), None)
+    if rotary is None:
+        return None
+    x = torch.zeros(1, 1, T, rot)
+    import inspect
+    with torch.no_grad():
+        if "position_ids" in inspect.signature(rotary.forward).parameters:
+            cos, sin = rotary(x, torch.arange(T)[None])
+        else:
+            cos, sin = rotary(x, seq_len=T)
+    return tuple(t.reshape(T, rot)[:, : rot // 2].float() for t in (cos, sin))
+
+
 def run(a):
     import torch
     transformers_stub()
@@ -303,9 +326,18 @@ def run(a):
     fraction = next((getattr(cfg, k) for k in ("partial_rotary_factor", "rotary_pct")
                      if getattr(cfg, k, None) is not None), 1.0)
     rot = int(head_dim * fraction)
-    inv = 1.0 / (10000.0 ** (torch.arange(0, rot, 2).float() / rot))
+    # The base a rotary module of the file reads (when forward computes
+    # cos/sin itself from position_ids, tx still takes them as inputs).
+    base = next((float(getattr(cfg, k)) for k in ("rope_theta", "rotary_emb_base", "rope_base")
+                 if getattr(cfg, k, None) is not None), 10000.0)
+    inv = 1.0 / (base ** (torch.arange(0, rot, 2).float() / rot))
     ang = torch.arange(T).float()[:, None] * inv[None, :]
     cos_h, sin_h = ang.cos(), ang.sin()
+    table = rotary_module_table(model, T, rot)
+    if table is not None:
+        # forward computes cos/sin with its own rotary module (scaled ones
+        # too): tx takes that module's table as its inputs.
+        cos_h, sin_h = table
     cos = torch.cat([cos_h, cos_h], -1)[None]
     sin = torch.cat([sin_h, sin_h], -1)[None]
     mask = torch.full((T, T), float("-inf")).triu(1)
@@ -328,6 +360,8 @@ def run(a):
             call[name] = mask if a.mask == "causal" else None
         elif kind == "container":
             call[name] = {}
+        elif kind == "positions":
+            call[name] = torch.arange(T)[None]
     if a.checkpoint == "bf16":
         # A bf16 checkpoint: the weights and inputs rounded to bf16 by torch;
         # the model runs on exactly those values, in f32 or (--compute bf16)

@@ -5,6 +5,7 @@
 #include "BufferCache.h"
 #include "Containers.h"
 #include "RuntimeChecks.h"
+#include "TxDialect/Analysis/TxAliasAnalysis.h"
 #include "TxDialect/TxDialect.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/Conversion/ProfileOps.h"
@@ -333,6 +334,20 @@ BufferCacheStats CpuRunner::bufferCacheStats() const {
 
 uint64_t CpuRunner::asyncTasksStarted() const { return asyncTasks->total(); }
 
+/// Whether some op of `func` may write memory that may alias `arg`: an op
+/// that declares no effects (a call, an opaque call) may write anything, a
+/// container write keeps what it stores. What the lowering adds writes only
+/// buffers it allocates, so this holds of the lowered code too.
+static bool mayWriteArgument(func::FuncOp func, BlockArgument arg) {
+  tx::TxAliasAnalysis aliases;
+  return func.getFunctionBody()
+      .walk([&](Operation *op) {
+        return aliases.getOwnModRef(op, arg).isMod() ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 llvm::Expected<std::unique_ptr<CpuRunner>>
 CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   initializeTargetOnce();
@@ -365,6 +380,9 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
       info->name = "arg" + std::to_string(i);
       if (auto name = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
         info->name = name.getName().str();
+      info->readOnly = isa<MemRefType>(t) && info->element == ElementType::F32 &&
+                       (options.testUnsafeInputsInPlace ||
+                        !mayWriteArgument(func, func.getArgument(i)));
       sig.inputs.push_back(*info);
     }
     for (auto [i, t] : llvm::enumerate(ft.getResults())) {
@@ -810,13 +828,16 @@ llvm::Error CpuRunner::callInto(llvm::StringRef name,
   }
 
   // Inputs are copied (converted to their element type): the function may
-  // write them in place.
+  // write them in place. An f32 input it never writes is passed in place.
   // (Not value-initialised: every byte is written by storeElements.)
   // Large ones come from the buffer cache (freed into it below).
   struct Release {
     void operator()(char *p) const { detail::BufferCache::release(p); }
   };
   std::vector<std::unique_ptr<char, Release>> scratch;
+  // The caller's own data, passed in place (a result that is a view of it
+  // is not freed).
+  std::set<void *> inPlace;
   std::vector<Descriptor> argDescs;
   std::vector<float> scalars;
   // Integer arguments (little-endian: an i1 or i32 loads the low bytes) and
@@ -845,16 +866,24 @@ llvm::Error CpuRunner::callInto(llvm::StringRef name,
       continue;
     }
     ElementType element = tensorArgs[i]->element;
-    size_t bytes = std::max<size_t>(1, t.data.size()) * elementBytes(element);
-    scratch.emplace_back(static_cast<char *>(bufferCache->allocateAny(bytes)));
-    if (!scratch.back())
-      return createStringError(std::errc::not_enough_memory,
-                               "cannot allocate %zu bytes for input #%zu",
-                               bytes, i);
-    storeElements(t.data.data(), t.data.size(), element,
-                  scratch.back().get());
+    char *data;
+    if (tensorArgs[i]->readOnly && !t.data.empty()) {
+      data = reinterpret_cast<char *>(const_cast<float *>(t.data.data()));
+      inPlace.insert(data);
+    } else {
+      size_t bytes =
+          std::max<size_t>(1, t.data.size()) * elementBytes(element);
+      scratch.emplace_back(
+          static_cast<char *>(bufferCache->allocateAny(bytes)));
+      if (!scratch.back())
+        return createStringError(std::errc::not_enough_memory,
+                                 "cannot allocate %zu bytes for input #%zu",
+                                 bytes, i);
+      data = scratch.back().get();
+      storeElements(t.data.data(), t.data.size(), element, data);
+    }
     Descriptor d(t.shape.size());
-    d.words[0] = d.words[1] = reinterpret_cast<int64_t>(scratch.back().get());
+    d.words[0] = d.words[1] = reinterpret_cast<int64_t>(data);
     int64_t stride = 1;
     for (int64_t k = t.shape.size() - 1; k >= 0; --k) {
       d.words[3 + k] = t.shape[k];
@@ -917,11 +946,21 @@ llvm::Error CpuRunner::callInto(llvm::StringRef name,
   // function allocated for them.
   // A tensor of `results` with the result's shape keeps its storage.
   results.resize(sig.results.size());
-  std::set<void *> owned;
+  std::set<void *> owned(inPlace);
   for (auto &s : scratch)
     owned.insert(s.get());
   const std::set<void *> &weightsAddrs = weightStorage->boundAddresses;
   std::set<void *> toFree;
+  // A result that is a view of an input passed in place may be a view of
+  // one of `results` (a caller passing its previous results back): then
+  // every result goes to fresh tensors first, so that none is overwritten
+  // before it is read.
+  bool viewsInput = false;
+  for (size_t k = 0, off = 0; k < sig.results.size(); ++k) {
+    viewsInput |= inPlace.count(reinterpret_cast<void *>(resultStruct[off])) > 0;
+    off += 3 + 2 * sig.results[k].shape.size();
+  }
+  std::vector<Tensor> fresh(viewsInput ? sig.results.size() : 0);
   size_t off = 0;
   for (const ValueInfo &r : sig.results) {
     size_t rank = r.shape.size();
@@ -931,7 +970,7 @@ llvm::Error CpuRunner::callInto(llvm::StringRef name,
     const int64_t *strides = w + 3 + rank;
     size_t bytes = elementBytes(r.element);
     const char *base = reinterpret_cast<const char *>(w[1]) + w[2] * bytes;
-    Tensor &t = results[&r - sig.results.data()];
+    Tensor &t = (viewsInput ? fresh : results)[&r - sig.results.data()];
     if (t.shape != shape || t.data.size() != size_t(Tensor::numElements(shape)))
       t = Tensor::zeros(shape);
     int64_t count = t.numElements();
@@ -967,6 +1006,8 @@ llvm::Error CpuRunner::callInto(llvm::StringRef name,
         !owned.count(alloc) && !weightsAddrs.count(alloc))
       toFree.insert(alloc);
   }
+  if (viewsInput)
+    results = std::move(fresh);
   // Buffers from memref.alloc (malloc in the lowered code): to the
   // allocator the code's malloc took them from.
   for (void *p : toFree)

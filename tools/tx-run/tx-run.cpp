@@ -141,6 +141,11 @@ static cl::opt<bool>
                    "runtime's counters"),
           cl::cat(txRunCategory));
 
+static cl::opt<bool> testInputsInPlace(
+    "test-unsafe-inputs-in-place",
+    cl::desc("Testing only, UNSAFE: pass every f32 input in place, also one "
+             "the function writes"),
+    cl::Hidden, cl::cat(txRunCategory));
 static cl::opt<bool> noBufferCache(
     "no-buffer-cache",
     cl::desc("Return every buffer the JIT'ed code frees to the C library "
@@ -307,6 +312,7 @@ int main(int argc, char **argv) {
   options.sharedLibs = libs;
   options.dumpLowered = dumpLowered;
   options.bufferCache = !noBufferCache;
+  options.testUnsafeInputsInPlace = testInputsInPlace;
   auto runner = tx::CpuRunner::compile(*module, options);
   if (!runner)
     return fail(llvm::toString(runner.takeError()));
@@ -564,6 +570,19 @@ int main(int argc, char **argv) {
                  << " bytes)\n";
     llvm::outs() << "  async tasks: " << (*runner)->asyncTasksStarted()
                  << " started\n";
+    if (auto sig = (*runner)->signature(entry)) {
+      unsigned buffers = 0, inPlace = 0;
+      for (const tx::ValueInfo &in : sig->inputs) {
+        if (in.isScalar || in.isContainer || in.intWidth)
+          continue;
+        ++buffers;
+        inPlace += in.readOnly;
+      }
+      llvm::outs() << "  inputs passed in place (never written): " << inPlace
+                   << " of " << buffers << " buffers\n";
+    } else {
+      llvm::consumeError(sig.takeError());
+    }
     tx::WeightStorageStats weights = (*runner)->weightStorageStats();
     llvm::outs() << "  weight globals: " << weights.runnerGlobals << " ("
                  << weights.runnerBytes << " bytes) in the runner's storage, "

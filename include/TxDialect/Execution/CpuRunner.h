@@ -75,6 +75,10 @@ struct ValueInfo {
   bool isContainer = false;
   /// The argument's name in the source (`%name`), or "arg<i>".
   std::string name;
+  /// An f32 buffer argument the function provably never writes (no op of
+  /// it may write memory aliasing the argument, TxAliasAnalysis): the
+  /// runner passes the caller's data in place of a copy.
+  bool readOnly = false;
 };
 struct FunctionSignature {
   std::vector<ValueInfo> inputs;
@@ -113,6 +117,10 @@ struct CpuRunnerOptions {
   /// again). At most the runner's peak of live buffers is kept; all is
   /// freed with the runner. Off: every buffer is malloc'ed and freed.
   bool bufferCache = true;
+  /// Testing only, UNSAFE: every f32 buffer input is passed in place, also
+  /// one the function writes (ValueInfo::readOnly taken as true), to show
+  /// that the tests catch a wrong read-only answer.
+  bool testUnsafeInputsInPlace = false;
 };
 
 /// What a runner's buffer cache did over its life (CpuRunnerOptions::

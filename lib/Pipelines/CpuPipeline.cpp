@@ -57,7 +57,10 @@ static void addTxToCPUPasses(OpPassManager &pm, const TxToCPUOptions &options,
     pm.addPass(createTxOutlineIdenticalLayers());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createTxReturnContiguous());
+  // Returned views are copied out as rows (in parallel with threads).
+  TxReturnContiguousOptions contiguous;
+  contiguous.rows = options.rowLoops;
+  pm.addPass(createTxReturnContiguous(contiguous));
   if (options.deallocate) {
     // Blocks become scf ops first: upstream's ownership-based deallocation
     // crashes on some functions of several blocks (an scf.if result used

@@ -115,8 +115,16 @@ def TxReturnContiguous : Pass<"tx-return-contiguous", "::mlir::ModuleOp"> {
     buffer deallocation pipeline needs no clone of a strided buffer (which
     convert-bufferization-to-memref cannot lower).
   }];
+  let options = [
+    Option<"rows", "rows", "bool", "false",
+           "Copy as parallel rows of vectors where the result has a dynamic "
+           "leading and a static last dimension (as tx-to-linalg{row-loops} "
+           "lowers tx.copy); otherwise one linalg.copy">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TxEmitCInterface : Pass<"tx-emit-c-interface", "::mlir::ModuleOp"> {

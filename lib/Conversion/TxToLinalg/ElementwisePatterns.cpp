@@ -201,18 +201,19 @@ struct BinaryIntoLowering : RowsConversionPattern<BinaryIntoOp> {
   }
 };
 
-/// tx.copy: linalg.copy rather than memref.copy, which calls a runtime
-/// library function for non-contiguous buffers.
-struct CopyLowering : OpConversionPattern<CopyOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// tx.copy: rows (vector loads and stores, rows in parallel) where the
+/// target allows, else linalg.copy rather than memref.copy, which calls a
+/// runtime library function for non-contiguous buffers.
+struct CopyLowering : RowsConversionPattern<CopyOp> {
+  using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
   matchAndRewrite(CopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     checkSameShape(rewriter, op,
                    checked("source", op.getSource(), adaptor.getSource()),
                    checked("target", op.getTarget(), adaptor.getTarget()));
-    linalg::CopyOp::create(rewriter, op.getLoc(), adaptor.getSource(),
-                           adaptor.getTarget());
+    buildCopy(rewriter, op.getLoc(), adaptor.getSource(), adaptor.getTarget(),
+              rows);
     rewriter.eraseOp(op);
     return success();
   }
@@ -473,8 +474,8 @@ struct SingleRankLowering : OpConversionPattern<RankOp> {
 namespace mlir::tx::detail {
 void populateElementwisePatterns(RewritePatternSet &patterns, bool rows) {
   patterns.add<UnaryLowering, UnaryIntoLowering, BinaryLowering,
-               BinaryIntoLowering>(patterns.getContext(), rows);
-  patterns.add<CopyLowering, GetParamLowering, ViewLowering, TransposeLowering,
+               BinaryIntoLowering, CopyLowering>(patterns.getContext(), rows);
+  patterns.add<GetParamLowering, ViewLowering, TransposeLowering,
                SliceLowering, AliasLowering, SingleRankCollectiveLowering,
                SingleRankLowering>(patterns.getContext());
 }

@@ -9,11 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweringUtils.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir::tx {
 #define GEN_PASS_DEF_TXEMITCINTERFACE
@@ -50,6 +53,7 @@ struct TxCopiesToLinalgPass
 
 struct TxReturnContiguousPass
     : tx::impl::TxReturnContiguousBase<TxReturnContiguousPass> {
+  using TxReturnContiguousBase::TxReturnContiguousBase;
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal() || !func.isPublic())
@@ -75,7 +79,7 @@ struct TxReturnContiguousPass
             if (mt.isDynamicDim(d))
               dyn.push_back(memref::DimOp::create(b, ret.getLoc(), v, d));
           Value copy = memref::AllocOp::create(b, ret.getLoc(), mt, dyn);
-          linalg::CopyOp::create(b, ret.getLoc(), v, copy);
+          tx::detail::buildCopy(b, ret.getLoc(), v, copy, rows);
           operand.set(copy);
         }
       });

@@ -108,6 +108,11 @@ void buildMap(OpBuilder &b, Location loc, ValueRange inputs, Value output,
               bool rows,
               function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
+/// `target` = `source` (same shape and element type): rows where `rows`
+/// and the target allow (buildMap), else one linalg.copy.
+void buildCopy(OpBuilder &b, Location loc, Value source, Value target,
+               bool rows);
+
 /// A conversion pattern with a row form (tx-to-linalg{row-loops}).
 template <typename Op> struct RowsConversionPattern : OpConversionPattern<Op> {
   RowsConversionPattern(MLIRContext *ctx, bool rows)

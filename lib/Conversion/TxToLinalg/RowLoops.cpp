@@ -14,6 +14,7 @@
 #include "LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -190,4 +191,16 @@ void tx::detail::buildMap(
     buildRowwise(b, loc, inputs, output, body);
   else
     buildElementwise(b, loc, inputs, output, body);
+}
+
+void tx::detail::buildCopy(OpBuilder &b, Location loc, Value source,
+                           Value target, bool rows) {
+  if (rows && hasStaticRows(target.getType())) {
+    buildRowwise(b, loc, source, target,
+                 [](OpBuilder &, Location, ValueRange chunk) {
+                   return chunk[0];
+                 });
+    return;
+  }
+  linalg::CopyOp::create(b, loc, source, target);
 }

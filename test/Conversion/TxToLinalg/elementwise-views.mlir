@@ -1,4 +1,7 @@
 // RUN: tx-opt %s -split-input-file -tx-to-linalg | FileCheck %s
+// Row loops (tx-to-cpu): in-place forms and copies are parallel rows of
+// vectors.
+// RUN: tx-opt %s -split-input-file -tx-to-linalg=row-loops | FileCheck %s --check-prefix=ROWS
 
 // CHECK-LABEL: func.func @unary
 // CHECK: math.exp
@@ -46,6 +49,17 @@ func.func @binary(%x: memref<?x2x8xf32>, %b: memref<8xf32>, %c: f32) -> (memref<
 // CHECK: linalg.generic {{.*}} ins(%[[X]], %[[C]] : memref<?x8xf32>, f32) outs(%[[Y]] : memref<?x8xf32>)
 // CHECK: arith.mulf
 // CHECK: linalg.copy ins(%[[X]] : memref<?x8xf32>) outs(%[[Y]] : memref<?x8xf32>)
+// ROWS-LABEL: func.func @inplace
+// ROWS-SAME: (%[[X:.+]]: memref<?x8xf32>, %[[Y:.+]]: memref<?x8xf32>, %[[C:.+]]: f32)
+// ROWS-NOT: linalg.copy
+// ROWS: scf.parallel
+// ROWS: arith.maximumf
+// ROWS: linalg.generic
+// ROWS: scf.parallel (%[[R:.+]]) =
+// ROWS: %[[V:.+]] = vector.load %[[X]][%[[R]], %{{.+}}] : memref<?x8xf32>, vector<8xf32>
+// ROWS-NEXT: vector.store %[[V]], %[[Y]][%[[R]], %{{.+}}] : memref<?x8xf32>, vector<8xf32>
+// ROWS-NOT: linalg.copy
+// ROWS: return
 func.func @inplace(%x: memref<?x8xf32>, %y: memref<?x8xf32>, %c: f32) {
   tx.unary_into relu %x into %x : memref<?x8xf32>, memref<?x8xf32>
   tx.binary_into mul %x, %c into %y : memref<?x8xf32>, f32, memref<?x8xf32>

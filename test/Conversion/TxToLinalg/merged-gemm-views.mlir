@@ -12,6 +12,10 @@
 // tx-fusion copies it once where it was produced, for all its uses (NOCOPY
 // would catch such a copy in the layer):
 // RUN: tx-opt %s -tx-fusion -tx-to-linalg -tx-return-contiguous 2>/dev/null | FileCheck %s --check-prefix=RET
+// As tx-to-cpu lowers it (row loops): that copy is a parallel loop over
+// the token rows of vector loads and stores (async tasks with threads),
+// not one linalg.copy of dynamic size (scalar loops on one thread):
+// RUN: tx-opt %s -tx-fusion -tx-to-linalg=row-loops -tx-return-contiguous=rows 2>/dev/null | FileCheck %s --check-prefix=ROWS
 
 // CHECK-LABEL: func.func @forward
 // CHECK: %[[QKV:.+]] = memref.alloc(%{{.+}}) : memref<?x128xf32>
@@ -49,6 +53,16 @@ tx.layer @v : 16 -> 8, f32
 // RET-NOT: memref.alloc
 // RET: linalg.copy ins(%[[KV]] : {{.+}}) outs(%[[C]] : memref<?x8xf32>)
 // RET: return %{{.+}}, %[[C]]
+// ROWS-LABEL: func.func @returns_k
+// ROWS: %[[M:.+]] = memref.alloc(%{{.+}}) : memref<?x32xf32>
+// ROWS: %[[KV:.+]] = memref.subview %[[M]][0, 16] [%{{.+}}, 8] [1, 1]
+// ROWS: %[[C:.+]] = memref.alloc(%{{.+}}) : memref<?x8xf32>
+// ROWS-NOT: linalg.copy
+// ROWS: scf.parallel (%[[R:.+]]) =
+// ROWS: %[[V:.+]] = vector.load %[[KV]][%[[R]], %{{.+}}] : memref<?x8xf32, strided<[32, 1], offset: 16>>, vector<8xf32>
+// ROWS: vector.store %[[V]], %[[C]][%[[R]], %{{.+}}] : memref<?x8xf32>, vector<8xf32>
+// ROWS-NOT: linalg.copy
+// ROWS: return %{{.+}}, %[[C]]
 func.func @returns_k(%x: memref<?x16xf32>) -> (memref<?x16xf32>, memref<?x8xf32>) {
   %q = tx.linear @q(%x) : memref<?x16xf32> -> memref<?x16xf32>
   %k = tx.linear @k(%x) : memref<?x16xf32> -> memref<?x8xf32>

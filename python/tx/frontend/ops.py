@@ -7,6 +7,7 @@ attention helpers, the same order for both operands of `+`, ...)."""
 
 from .errors import FrontendError
 from .ir import Block, MemRef, _If, float_literal
+from .table import bind
 from . import values as V
 
 PENDING = None  # a MemRef dimension size not known yet is stored as None too
@@ -47,6 +48,17 @@ class Ops:
         """A (cos, sin) pair of arguments named `names`."""
         pair = (self.rope_arg("cos", names[0]), self.rope_arg("sin", names[1]))
         return pair[::-1] if getattr(self, "test_break", None) == "swap-rope" else pair
+
+    def view_of(self, t, hint, type):
+        """A fresh SSA value for a view of tensor t: `root` is the buffer it
+        shows elements of."""
+        out = self.fresh(hint, type)
+        out.root = getattr(t.value, "root", t.value)
+        return out
+
+    @staticmethod
+    def root(t):
+        return getattr(t.value, "root", t.value)
 
     def fresh(self, hint, type):
         return self.em.fresh(self.hint or hint, type)
@@ -209,6 +221,17 @@ class Ops:
             kind, lhs2.value, r, target.value, lhs2.type, rtype, target.type), node)
         return target
 
+    def scaled(self, value, alpha, node):
+        """alpha * value (torch.add's alpha): value itself when alpha is 1."""
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise FrontendError("alpha must be a number known at import, got %s"
+                                % self.describe(alpha), node)
+        if alpha == 1:
+            return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value * alpha
+        return self.binary("mul", value, alpha, node)
+
     def copy_into(self, source, target, node):
         source, target = self.tensor(source, node), self.tensor(target, node)
         self.same_layout(source, target, node)
@@ -289,9 +312,26 @@ class Ops:
                 rtype = strided
         if rtype == t.type:
             return V.Tensor(t.value, dims)
-        out = self.fresh("view", rtype)
+        out = self.view_of(t, "view", rtype)
         self.em.op([out], lambda: "tx.view %s : %s -> %s" % (t.value, t.type, out.type), node)
         return V.Tensor(out, dims)
+
+    def is_contiguous(self, t):
+        """Whether PyTorch's tensor t is contiguous (with more than one
+        token): its dimensions in buffer order and its buffer row-major
+        (size-1 dimensions' strides do not matter)."""
+        if not t.identity():
+            return False
+        if t.type.strides is None:
+            return True
+        expect = 1
+        for size, stride in reversed(list(zip(t.type.shape, t.type.strides))):
+            if size == 1:
+                continue
+            if expect is None or stride != expect:
+                return False
+            expect = None if size is None else expect * size
+        return True
 
     def contiguous_copy(self, t, node):
         """A fresh buffer (memref.alloc) holding t's elements (tx.copy)."""
@@ -403,7 +443,7 @@ class Ops:
         else:
             strides, offset = t.type.layout()
             rtype = MemRef(shape, t.type.dtype, [strides[i] for i in keep], offset)
-        out = self.fresh("index", rtype)
+        out = self.view_of(t, "index", rtype)
         self.em.op([out], lambda: "tx.view %s : %s -> %s" % (t.value, t.type, out.type), node)
         return V.Tensor(out, [a for a in t.dims if a not in axes])
 
@@ -439,7 +479,7 @@ class Ops:
         shape = list(t.type.shape)
         shape[axis] = length
         rtype = MemRef(shape, t.type.dtype, strides, offset + start * strides[axis])
-        out = self.fresh("slice", rtype)
+        out = self.view_of(t, "slice", rtype)
         self.em.op([out], lambda: "tx.slice %s dim %d offset %d size %d : %s -> %s" % (
             t.value, axis, start, length, t.type, out.type), node)
         return V.Tensor(out, t.dims)
@@ -560,7 +600,19 @@ class Ops:
         if name == "repeat_interleave":
             from .table import repeat_interleave
             return repeat_interleave(self, node, [t] + list(args), kwargs)
-        if name in ("contiguous", "float", "clone", "detach") or name in ("to", "type_as") \
+        if name == "contiguous":
+            # PyTorch returns the tensor itself when it is contiguous and a
+            # copy otherwise: an in-place write then reaches the original
+            # or not. (At one token a column slice is contiguous too; tx
+            # takes the many-token case.)
+            bind("Tensor.contiguous", [("memory_format", "torch.contiguous_format")],
+                 args, kwargs, node)
+            t = self.tensor(t, node)
+            return t if self.is_contiguous(t) else self.contiguous_copy(t, node)
+        if name == "to" and kwargs.get("copy") is True:
+            # .to(..., copy=True): always a new tensor.
+            return self.contiguous_copy(self.tensor(t, node), node)
+        if name in ("float", "clone", "detach") or name in ("to", "type_as") \
                 or (name == "type" and args):
             self.tensor(t, node)
             if name == "clone":
@@ -583,18 +635,27 @@ class Ops:
             if t.dims[d] is not None:
                 return t
             return V.Tensor(t.value, t.dims[:d] + t.dims[d + 1:])
-        kinds = {"add": "add", "sub": "sub", "mul": "mul", "div": "div"}
-        if name in kinds:
-            return self.binary(kinds[name], t, args[0], node)
-        if name.endswith("_") and name[:-1] in kinds:
-            return self.binary_into(kinds[name[:-1]], t, args[0], t, node)
+        kind = name[:-1] if name.endswith("_") else name
+        if kind in ("add", "sub", "mul", "div"):
+            # Tensor.add(other, *, alpha=1) (input + alpha * other), sub the
+            # same, mul(other), div(other, *, rounding_mode=None); the _
+            # forms write the tensor.
+            params = ["other", "*"] + ([("alpha", 1)] if kind in ("add", "sub") else []) + \
+                ([("rounding_mode", None)] if kind == "div" else [])
+            a = bind("Tensor.%s" % name, params, args, kwargs, node,
+                     fixed=("rounding_mode",) if kind == "div" else ())
+            other = self.scaled(a["other"], a.get("alpha", 1), node)
+            if name.endswith("_"):
+                return self.binary_into(kind, t, other, t, node)
+            return self.binary(kind, t, other, node)
         if name == "copy_":
-            return self.copy_into(args[0], t, node)
-        unary = {"exp": "exp", "neg": "neg", "relu": "relu"}
-        if name in unary:
-            return self.unary(unary[name], t, node)
-        if name.endswith("_") and name[:-1] in unary:
-            return self.unary_into(unary[name[:-1]], t, t, node)
+            a = bind("Tensor.copy_", ["src", ("non_blocking", False)], args, kwargs, node)
+            return self.copy_into(a["src"], t, node)
+        if kind in ("exp", "neg", "relu"):
+            bind("Tensor.%s" % name, [], args, kwargs, node)
+            if name.endswith("_"):
+                return self.unary_into(kind, t, t, node)
+            return self.unary(kind, t, node)
         if name in self.NORM_METHODS:
             chain = self.norm_start(t, name, args, kwargs, node)
             if chain is not None:

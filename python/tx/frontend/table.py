@@ -35,6 +35,50 @@ def _arg(args, kwargs, index, name, node, default=V.Unavailable):
     return default
 
 
+_REQUIRED = object()
+
+
+def bind(what, params, args, kwargs, node, fixed=()):
+    """The call's arguments bound to PyTorch's parameters of `what`, as
+    Python binds them: `params` lists them in order, each a name (required)
+    or (name, default); after "*" keyword-only. Too many positional
+    arguments, an unknown keyword or a missing argument is an error naming
+    `what`. The parameters named in `fixed` are ones the frontend does not
+    implement: given another value than their default, an error (an
+    argument is never dropped: it would compute something else)."""
+    names, defaults, positional = [], {}, 0
+    for p in params:
+        if p == "*":
+            positional = -len(names) - 1  # marks where keyword-only begin
+            continue
+        name, default = (p, _REQUIRED) if isinstance(p, str) else p
+        names.append(name)
+        defaults[name] = default
+    npos = len(names) if positional == 0 else -positional - 1
+    if len(args) > npos:
+        raise FrontendError("%s takes at most %d positional arguments, got %d"
+                            % (what, npos, len(args)), node)
+    bound = dict(zip(names, args))
+    for name, value in kwargs.items():
+        if name not in defaults:
+            raise FrontendError("%s: unknown argument '%s' (it takes %s)"
+                                % (what, name, ", ".join(names)), node)
+        if name in bound:
+            raise FrontendError("%s: argument '%s' given twice" % (what, name), node)
+        bound[name] = value
+    for name in names:
+        if name not in bound:
+            if defaults[name] is _REQUIRED:
+                raise FrontendError("%s: missing argument '%s'" % (what, name), node)
+            bound[name] = defaults[name]
+    for name in fixed:
+        value, default = bound[name], defaults[name]
+        if not (value is default or (type(value) is type(default) and value == default)):
+            raise FrontendError("%s: argument %s=%r is not supported (only its default %r)"
+                                % (what, name, value, default), node)
+    return bound
+
+
 def _int(value, what, node):
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise FrontendError("%s must be a positive integer, got %r" % (what, value), node)
@@ -121,8 +165,13 @@ def softmax_module(tr, node, path, args, kwargs):
     return V.SoftmaxModule(_arg(args, kwargs, 0, "dim", node, None))
 
 
-def activation_module(kind):
-    return lambda tr, node, path, args, kwargs: V.Activation(kind)
+def activation_module(kind, name):
+    """nn.SiLU(inplace=False), nn.ReLU(inplace=False): in place, a call
+    writes its input."""
+    def factory(tr, node, path, args, kwargs):
+        a = bind(name, [("inplace", False)], args, kwargs, node)
+        return V.Activation(kind, inplace=a["inplace"] is True)
+    return factory
 
 
 def identity_module(tr, node, path, args, kwargs):
@@ -130,8 +179,15 @@ def identity_module(tr, node, path, args, kwargs):
 
 
 def gelu_module(tr, node, path, args, kwargs):
-    approx = _arg(args, kwargs, 0, "approximate", node, "none")
-    return V.Activation("gelu_tanh" if approx == "tanh" else "gelu")
+    approx = bind("nn.GELU", [("approximate", "none")], args, kwargs, node)["approximate"]
+    return V.Activation(_gelu_kind(approx, node))
+
+
+def _gelu_kind(approximate, node):
+    if approximate not in ("none", "tanh"):
+        raise FrontendError("gelu: approximate=%r (expected 'none' or 'tanh')"
+                            % (approximate,), node)
+    return "gelu_tanh" if approximate == "tanh" else "gelu"
 
 
 def unsupported_module(why):
@@ -154,8 +210,8 @@ MODULES = {
     "torch.nn.ModuleList": module_list,
     "torch.nn.Dropout": identity_module,
     "torch.nn.Identity": identity_module,
-    "torch.nn.SiLU": activation_module("silu"),
-    "torch.nn.ReLU": activation_module("relu"),
+    "torch.nn.SiLU": activation_module("silu", "nn.SiLU"),
+    "torch.nn.ReLU": activation_module("relu", "nn.ReLU"),
     "torch.nn.GELU": gelu_module,
     "torch.nn.RMSNorm": norm_factory(affine_arg="elementwise_affine"),
     "torch.nn.LayerNorm": layernorm_module,
@@ -294,11 +350,17 @@ ACT2FN = {
 # handler(tr, node, args, kwargs) -> value
 
 
-def unary_function(kind):
+# The parameters of PyTorch's elementwise functions: F.silu/F.relu take
+# `inplace`, torch.relu/exp/neg/... `out`.
+_INPLACE = ["input", ("inplace", False)]
+_OUT = ["input", "*", ("out", None)]
+
+
+def unary_function(kind, name, params=_OUT):
     def handler(tr, node, args, kwargs):
-        x = _arg(args, kwargs, 0, "input", node)
-        out = kwargs.get("out")
-        if kwargs.get("inplace", False) is True:
+        a = bind(name, params, args, kwargs, node)
+        x, out = a["input"], a.get("out")
+        if a.get("inplace") is True:
             out = x
         if out is not None:
             return tr.unary_into(kind, x, out, node)
@@ -307,17 +369,26 @@ def unary_function(kind):
 
 
 def gelu_function(tr, node, args, kwargs):
-    approx = kwargs.get("approximate", "none")
-    return unary_function("gelu_tanh" if approx == "tanh" else "gelu")(tr, node, args, kwargs)
+    a = bind("F.gelu", ["input", ("approximate", "none")], args, kwargs, node)
+    return tr.unary(_gelu_kind(a["approximate"], node), a["input"], node)
 
 
-def binary_function(kind):
+def binary_function(kind, name):
+    """torch.add/sub(input, other, *, alpha=1, out=None) (input + alpha *
+    other), torch.mul(input, other, *, out=None), torch.div(input, other, *,
+    rounding_mode=None, out=None) (a rounding mode is not supported)."""
+    params = ["input", "other", "*", ("out", None)]
+    if kind in ("add", "sub"):
+        params.append(("alpha", 1))
+    if kind == "div":
+        params.append(("rounding_mode", None))
     def handler(tr, node, args, kwargs):
-        a = _arg(args, kwargs, 0, "input", node)
-        b = _arg(args, kwargs, 1, "other", node)
-        if kwargs.get("out") is not None:
-            return tr.binary_into(kind, a, b, kwargs["out"], node)
-        return tr.binary(kind, a, b, node)
+        a = bind(name, params, args, kwargs, node,
+                 fixed=("rounding_mode",) if kind == "div" else ())
+        other = tr.scaled(a["other"], a.get("alpha", 1), node)
+        if a["out"] is not None:
+            return tr.binary_into(kind, a["input"], other, a["out"], node)
+        return tr.binary(kind, a["input"], other, node)
     return handler
 
 
@@ -427,8 +498,9 @@ eager_attention.needs_params = ("scaling",)
 def matmul(tr, node, args, kwargs):
     """torch.matmul(a, b): attention written out (q @ k^T ... probs @ v) or
     an opaque call."""
-    return tr.matmul(_arg(args, kwargs, 0, "input", node),
-                     _arg(args, kwargs, 1, "other", node), node)
+    a = bind("torch.matmul", ["input", "other", "*", ("out", None)], args, kwargs, node,
+             fixed=("out",))
+    return tr.matmul(a["input"], a["other"], node)
 
 
 def softmax_function(name):
@@ -540,9 +612,24 @@ def rms_norm(tr, node, args, kwargs):
 
 
 def cat(tr, node, args, kwargs):
-    """torch.cat(tensors, dim=0) (torch.concat, torch.concatenate)."""
-    return tr.cat(_arg(args, kwargs, 0, "tensors", node),
-                  _arg(args, kwargs, 1, ("dim", "axis"), node, 0), node)
+    """torch.cat(tensors, dim=0, *, out=None) (torch.concat, torch.concatenate;
+    `axis` for dim): with out, the result is copied into it."""
+    kwargs = dict(kwargs)
+    if "axis" in kwargs:
+        kwargs["dim"] = kwargs.pop("axis")
+    a = bind("torch.cat", ["tensors", ("dim", 0), "*", ("out", None)], args, kwargs, node)
+    out = a["out"]
+    if out is not None and isinstance(out, V.Tensor) and isinstance(a["tensors"], (list, tuple)) \
+            and any(isinstance(x, V.Tensor) and tr.root(x) is tr.root(out)
+                    for x in a["tensors"]):
+        # PyTorch then reads pieces it has already overwritten (1.13), or
+        # refuses (later versions).
+        raise FrontendError("torch.cat: out is (a view of) the buffer of a concatenated "
+                            "tensor: not supported", node)
+    result = tr.cat(a["tensors"], a["dim"], node)
+    if out is not None:
+        return tr.copy_into(result, out, node)
+    return result
 
 
 def split_function(name):
@@ -582,16 +669,16 @@ def sdpa(tr, node, args, kwargs):
 
 
 FUNCTIONS = {
-    "torch.nn.functional.silu": unary_function("silu"),
-    "torch.nn.functional.relu": unary_function("relu"),
-    "torch.relu": unary_function("relu"),
+    "torch.nn.functional.silu": unary_function("silu", "F.silu", _INPLACE),
+    "torch.nn.functional.relu": unary_function("relu", "F.relu", _INPLACE),
+    "torch.relu": unary_function("relu", "torch.relu"),
     "torch.nn.functional.gelu": gelu_function,
-    "torch.exp": unary_function("exp"),
-    "torch.neg": unary_function("neg"),
-    "torch.add": binary_function("add"),
-    "torch.sub": binary_function("sub"),
-    "torch.mul": binary_function("mul"),
-    "torch.div": binary_function("div"),
+    "torch.exp": unary_function("exp", "torch.exp"),
+    "torch.neg": unary_function("neg", "torch.neg"),
+    "torch.add": binary_function("add", "torch.add"),
+    "torch.sub": binary_function("sub", "torch.sub"),
+    "torch.mul": binary_function("mul", "torch.mul"),
+    "torch.div": binary_function("div", "torch.div"),
     "torch.nn.functional.scaled_dot_product_attention": sdpa,
     "torch.cat": cat, "torch.concat": cat, "torch.concatenate": cat,
     "torch.chunk": split_function("chunk"), "torch.split": split_function("split"),

@@ -671,7 +671,10 @@ class Translator(Ops):
         if isinstance(func, V.Norm):
             return self.norm(func, self.one_arg(args, kwargs, node), node)
         if isinstance(func, V.Activation):
-            return self.unary(func.kind, self.one_arg(args, kwargs, node), node)
+            x = self.one_arg(args, kwargs, node)
+            if func.inplace:
+                return self.unary_into(func.kind, x, x, node)
+            return self.unary(func.kind, x, node)
         if isinstance(func, V.Identity):
             return self.one_arg(args, kwargs, node)
         if isinstance(func, V.SoftmaxModule):

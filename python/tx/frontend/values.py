@@ -270,8 +270,11 @@ class Norm(Spec):
 
 
 class Activation:
-    def __init__(self, kind):
+    """nn.SiLU/ReLU/GELU and ACT2FN[...]: `inplace` writes the input."""
+
+    def __init__(self, kind, inplace=False):
         self.kind = kind
+        self.inplace = inplace
 
 
 class SoftmaxModule:

@@ -351,7 +351,9 @@ def run(a):
     for name in list(inspect.signature(model.forward).parameters):
         kind = FORWARD_ARGS.get(name)
         if kind == "activation":
-            call[name] = x
+            # A copy: forward may write hidden_states in place, and x.npy
+            # must hold what it was given.
+            call[name] = x.clone()
         elif kind == "rope":
             call[name] = (cos, sin)
         elif kind in ("cos", "sin"):

@@ -713,6 +713,9 @@ class Translator(Ops):
             factory = table.lookup_module(name)
             if factory is not None:
                 return factory(self, node, self.init_path, args, kwargs)
+            if name.startswith("math.") and hasattr(math, name[5:]):
+                # GPT-J's scale_attn = math.sqrt(head_dim): a Python number.
+                return _plain(getattr(math, name[5:]))(self, node, args, kwargs)
             if name in table.INIT_TENSORS:
                 return table.init_tensor(self, node, args, kwargs)
             if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):

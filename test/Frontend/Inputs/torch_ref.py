@@ -333,7 +333,8 @@ def run(a):
     # the rotated features only.
     fraction = next((getattr(cfg, k) for k in ("partial_rotary_factor", "rotary_pct")
                      if getattr(cfg, k, None) is not None), 1.0)
-    rot = int(head_dim * fraction)
+    # GPT-J and CodeGen give the rotated width itself (config.rotary_dim).
+    rot = getattr(cfg, "rotary_dim", None) or int(head_dim * fraction)
     # The base a rotary module of the file reads (when forward computes
     # cos/sin itself from position_ids, tx still takes them as inputs).
     base = next((float(getattr(cfg, k)) for k in ("rope_theta", "rotary_emb_base", "rope_base")

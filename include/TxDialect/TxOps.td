@@ -528,20 +528,39 @@ def Tx_LayerNormOp : Tx_Op<"layernorm", [AttrSizedOperandSegments]> {
 }
 
 def Tx_RotaryOp : Tx_Op<"rotary"> {
-  let summary = "Rotary position embedding (NeoX style, rotate halves)";
+  let summary = "Rotary position embedding (NeoX halves or interleaved pairs)";
   let description = [{
     `input` is `[tokens, heads, head_dim]`; `cos` and `sin` are
-    `[tokens, head_dim / 2]`, already gathered for each token's position.
+    `[tokens, head_dim / 2]`, already gathered for each token's position:
+    one angle per rotated pair of features.
+
+    Without `interleaved` (NeoX, Llama: rotate halves), feature `i` and
+    feature `i + head_dim / 2` are a pair rotated by angle `i`:
+    `out[i] = x[i] cos[i] - x[i + D/2] sin[i]`,
+    `out[i + D/2] = x[i + D/2] cos[i] + x[i] sin[i]`.
+
+    With `interleaved` (GPT-J's `rotate_every_two`, Cohere, GLM, CodeGen:
+    `x[..., ::2]` and `x[..., 1::2]`), features `2i` and `2i + 1` are the
+    pair rotated by angle `i`:
+    `out[2i] = x[2i] cos[i] - x[2i+1] sin[i]`,
+    `out[2i+1] = x[2i+1] cos[i] + x[2i] sin[i]`.
+    HF's Cohere gives each angle twice (`repeat_interleave(freqs, 2)`,
+    `[tokens, head_dim]`); tx takes it once per pair (`cos[..., ::2]`).
+
+    Partial rotary (only the first features of a head rotated) is a
+    `tx.rotary` of a `tx.slice` of the head.
 
     ```mlir
     %qr = tx.rotary %q, %cos, %sin : memref<?x4x16xf32>, memref<?x8xf32>, memref<?x8xf32> -> memref<?x4x16xf32>
+    %kr = tx.rotary %k, %cos, %sin interleaved : memref<?x2x16xf32>, memref<?x8xf32>, memref<?x8xf32> -> memref<?x2x16xf32>
     ```
   }];
-  let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$cos, Tx_ReadBuf:$sin);
+  let arguments = (ins Tx_ReadBuf:$input, Tx_ReadBuf:$cos, Tx_ReadBuf:$sin,
+                       UnitAttr:$interleaved);
   let results = (outs Tx_FreshBuf:$result);
   let assemblyFormat = [{
-    $input `,` $cos `,` $sin attr-dict `:` type($input) `,` type($cos) `,`
-    type($sin) `->` type($result)
+    $input `,` $cos `,` $sin (`interleaved` $interleaved^)? attr-dict `:`
+    type($input) `,` type($cos) `,` type($sin) `->` type($result)
   }];
   let hasVerifier = 1;
 }

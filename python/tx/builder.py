@@ -256,10 +256,13 @@ class FunctionBuilder:
                                x.type, residual.type, w.type, x.type, x.type))
         return normed, res
 
-    def rotary(self, x, cos, sin, name=None):
+    def rotary(self, x, cos, sin, interleaved=False, name=None):
+        """interleaved: pairs (2i, 2i+1) (GPT-J, Cohere), else the halves
+        (NeoX); cos/sin [tokens, head_dim / 2] either way."""
         return self._op(name or "rot", x.type,
-                        "tx.rotary %s, %s, %s : %s, %s, %s -> %s" %
-                        (x, cos, sin, x.type, cos.type, sin.type, x.type))
+                        "tx.rotary %s, %s, %s%s : %s, %s, %s -> %s" %
+                        (x, cos, sin, " interleaved" if interleaved else "",
+                         x.type, cos.type, sin.type, x.type))
 
     def attention(self, q, k, v, scale, causal=False, window=None, softcap=None,
                   name=None):

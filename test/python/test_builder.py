@@ -99,3 +99,27 @@ def test_builder_window_softcap_weightless_norm():
     rows = np.repeat(vv, 2, axis=1).reshape(5, 16).astype(np.float64)
     want = rows / np.sqrt((rows * rows).mean(-1, keepdims=True) + 1e-6)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_builder_rotary_interleaved():
+    """rotary(interleaved=True) rotates the pairs (2i, 2i+1) by angle i (GPT-J,
+    Cohere); without it the halves."""
+    b = tx.ModuleBuilder()
+    with b.function("forward", x=tx.memref(None, 2, 8), cos=tx.memref(None, 4),
+                    sin=tx.memref(None, 4)) as f:
+        x, cos, sin = f.args
+        f.ret(f.rotary(x, cos, sin, interleaved=True), f.rotary(x, cos, sin))
+    text = b.text()
+    assert "interleaved : memref<?x2x8xf32>, memref<?x4xf32>" in text
+    rng = np.random.default_rng(3)
+    xv = rng.standard_normal((5, 2, 8)).astype(np.float32)
+    ang = rng.standard_normal((5, 4)).astype(np.float32)
+    got_pairs, got_halves = b.build().compile_cpu().invoke(
+        "forward", xv, np.cos(ang), np.sin(ang))
+    c, s = np.cos(ang)[:, None, :], np.sin(ang)[:, None, :]
+    even, odd = xv[..., ::2], xv[..., 1::2]
+    pairs = np.stack([even * c - odd * s, odd * c + even * s], -1).reshape(5, 2, 8)
+    lo, hi = xv[..., :4], xv[..., 4:]
+    halves = np.concatenate([lo * c - hi * s, hi * c + lo * s], -1)
+    np.testing.assert_allclose(got_pairs, pairs, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_halves, halves, rtol=1e-5, atol=1e-6)

@@ -388,10 +388,26 @@ struct AddRMSNormLowering : RowsConversionPattern<AddRMSNormOp> {
   }
 };
 
-/// Rotary as rows: an scf.parallel over (token, head), in each row the two
-/// halves in chunks, with the token's cos and sin rows.
+/// One rotation of the pairs (a1, a2) by the angles whose cosines and sines
+/// are (c, s), in f32 (scalars or vectors alike): `r1 = a1 c - a2 s`,
+/// `r2 = a2 c + a1 s`. Both layouts and both lowerings compute it so.
+static std::pair<Value, Value> rotatePairs(OpBuilder &b, Location loc, Value a1,
+                                           Value a2, Value c, Value s) {
+  Value r1 = arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a1, c),
+                                   arith::MulFOp::create(b, loc, a2, s));
+  Value r2 = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a2, c),
+                                   arith::MulFOp::create(b, loc, a1, s));
+  return {r1, r2};
+}
+
+/// Rotary as rows: an scf.parallel over (token, head), in each row the
+/// pairs in chunks, with the token's cos and sin rows. NeoX: a chunk of
+/// each half. Interleaved: the chunk's pairs are adjacent features, loaded
+/// as one vector of twice the width and split into even and odd lanes
+/// (vector.deinterleave), the results merged back (vector.interleave) and
+/// stored as one vector.
 static void buildRotaryRows(OpBuilder &b, Location loc, Value x, Value cos,
-                            Value sin, Value out) {
+                            Value sin, Value out, bool interleaved) {
   auto xType = cast<MemRefType>(x.getType());
   int64_t half = xType.getShape().back() / 2;
   Type elemType = xType.getElementType();
@@ -401,20 +417,32 @@ static void buildRotaryRows(OpBuilder &b, Location loc, Value x, Value cos,
         forEachChunk(
             rb, rl, half,
             [&](OpBuilder &cb, Location cl, Value offset, int64_t width) {
+              auto load = [&](Value buffer, ValueRange lead, Value at,
+                              int64_t count) {
+                return toCompute(cb, cl,
+                                 loadChunk(cb, cl, buffer, lead, at, count));
+              };
+              if (interleaved) {
+                Value at = arith::MulIOp::create(
+                    cb, cl, offset, arith::ConstantIndexOp::create(cb, cl, 2));
+                auto split = vector::DeinterleaveOp::create(
+                    cb, cl, load(x, ivs, at, 2 * width));
+                Value c = load(cos, token, offset, width);
+                Value s = load(sin, token, offset, width);
+                auto [r1, r2] = rotatePairs(cb, cl, split.getRes1(),
+                                            split.getRes2(), c, s);
+                Value merged = vector::InterleaveOp::create(cb, cl, r1, r2);
+                storeChunk(cb, cl, fromCompute(cb, cl, merged, elemType), out,
+                           ivs, at);
+                return;
+              }
               Value offset2 = arith::AddIOp::create(
                   cb, cl, offset, arith::ConstantIndexOp::create(cb, cl, half));
-              auto load = [&](Value buffer, ValueRange lead, Value at) {
-                return toCompute(cb, cl,
-                                 loadChunk(cb, cl, buffer, lead, at, width));
-              };
-              Value a1 = load(x, ivs, offset), a2 = load(x, ivs, offset2);
-              Value c = load(cos, token, offset), s = load(sin, token, offset);
-              Value r1 = arith::SubFOp::create(
-                  cb, cl, arith::MulFOp::create(cb, cl, a1, c),
-                  arith::MulFOp::create(cb, cl, a2, s));
-              Value r2 = arith::AddFOp::create(
-                  cb, cl, arith::MulFOp::create(cb, cl, a2, c),
-                  arith::MulFOp::create(cb, cl, a1, s));
+              Value a1 = load(x, ivs, offset, width);
+              Value a2 = load(x, ivs, offset2, width);
+              Value c = load(cos, token, offset, width);
+              Value s = load(sin, token, offset, width);
+              auto [r1, r2] = rotatePairs(cb, cl, a1, a2, c, s);
               storeChunk(cb, cl, fromCompute(cb, cl, r1, elemType), out, ivs,
                          offset);
               storeChunk(cb, cl, fromCompute(cb, cl, r2, elemType), out, ivs,
@@ -423,8 +451,10 @@ static void buildRotaryRows(OpBuilder &b, Location loc, Value x, Value cos,
       });
 }
 
-/// NeoX rotary: with x1, x2 the halves of the head dimension,
-/// `out1 = x1 cos - x2 sin`, `out2 = x2 cos + x1 sin`.
+/// Rotary: pair i of each head, (x1, x2), rotated by angle i:
+/// `out1 = x1 cos - x2 sin`, `out2 = x2 cos + x1 sin`. NeoX: x1, x2 are
+/// the halves of the head dimension; interleaved: its even and odd
+/// features (views of stride 2 in the linalg form).
 struct RotaryLowering : RowsConversionPattern<RotaryOp> {
   using RowsConversionPattern::RowsConversionPattern;
   LogicalResult
@@ -435,6 +465,7 @@ struct RotaryLowering : RowsConversionPattern<RotaryOp> {
     if (ShapedType::isDynamic(headDim))
       return rewriter.notifyMatchFailure(op, "dynamic head_dim");
     int64_t half = headDim / 2;
+    bool interleaved = op.getInterleaved();
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
     Type elemType = inType.getElementType();
@@ -453,14 +484,17 @@ struct RotaryLowering : RowsConversionPattern<RotaryOp> {
     Value out = allocLike(rewriter, loc, resType, x);
     if (rows && half > 0) {
       buildRotaryRows(rewriter, loc, x, adaptor.getCos(), adaptor.getSin(),
-                      out);
+                      out, interleaved);
       rewriter.replaceOp(op, out);
       return success();
     }
-    Value x1 = sliceLastDim(rewriter, loc, x, 0, half);
-    Value x2 = sliceLastDim(rewriter, loc, x, half, half);
-    Value o1 = sliceLastDim(rewriter, loc, out, 0, half);
-    Value o2 = sliceLastDim(rewriter, loc, out, half, half);
+    // The first and second feature of each pair: offsets 0 and half with
+    // stride 1 (NeoX), or offsets 0 and 1 with stride 2 (interleaved).
+    int64_t second = interleaved ? 1 : half, stride = interleaved ? 2 : 1;
+    Value x1 = sliceLastDim(rewriter, loc, x, 0, half, stride);
+    Value x2 = sliceLastDim(rewriter, loc, x, second, half, stride);
+    Value o1 = sliceLastDim(rewriter, loc, out, 0, half, stride);
+    Value o2 = sliceLastDim(rewriter, loc, out, second, half, stride);
     AffineMap id = rewriter.getMultiDimIdentityMap(3);
     AffineMap ti = AffineMap::get(
         3, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(2, ctx)}, ctx);
@@ -470,14 +504,9 @@ struct RotaryLowering : RowsConversionPattern<RotaryOp> {
         ValueRange{x1, x2, adaptor.getCos(), adaptor.getSin()},
         ValueRange{o1, o2}, ArrayRef<AffineMap>{id, id, ti, ti, id, id}, par,
         [&](OpBuilder &nb, Location nl, ValueRange a) {
-          Value a1 = toCompute(nb, nl, a[0]), a2 = toCompute(nb, nl, a[1]);
-          Value c = toCompute(nb, nl, a[2]), s = toCompute(nb, nl, a[3]);
-          Value r1 = arith::SubFOp::create(
-              nb, nl, arith::MulFOp::create(nb, nl, a1, c),
-              arith::MulFOp::create(nb, nl, a2, s));
-          Value r2 = arith::AddFOp::create(
-              nb, nl, arith::MulFOp::create(nb, nl, a2, c),
-              arith::MulFOp::create(nb, nl, a1, s));
+          auto [r1, r2] = rotatePairs(
+              nb, nl, toCompute(nb, nl, a[0]), toCompute(nb, nl, a[1]),
+              toCompute(nb, nl, a[2]), toCompute(nb, nl, a[3]));
           linalg::YieldOp::create(nb, nl,
                                   ValueRange{fromCompute(nb, nl, r1, elemType),
                                              fromCompute(nb, nl, r2, elemType)});

@@ -94,7 +94,8 @@ void tx::detail::buildElementwise(
 }
 
 Value tx::detail::sliceLastDim(OpBuilder &b, Location loc, Value v,
-                               int64_t offset, int64_t size) {
+                               int64_t offset, int64_t size,
+                               int64_t stride) {
   auto mt = cast<MemRefType>(v.getType());
   int64_t rank = mt.getRank();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
@@ -102,5 +103,6 @@ Value tx::detail::sliceLastDim(OpBuilder &b, Location loc, Value v,
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   offsets.back() = b.getIndexAttr(offset);
   sizes.back() = b.getIndexAttr(size);
+  strides.back() = b.getIndexAttr(stride);
   return memref::SubViewOp::create(b, loc, v, offsets, sizes, strides);
 }

@@ -121,9 +121,10 @@ template <typename Op> struct RowsConversionPattern : OpConversionPattern<Op> {
   bool rows;
 };
 
-/// The subview `[..., offset:offset+size]` along the last dimension.
+/// The subview `[..., offset : offset + size * stride : stride]` along the
+/// last dimension (`size` elements).
 Value sliceLastDim(OpBuilder &b, Location loc, Value v, int64_t offset,
-                   int64_t size);
+                   int64_t size, int64_t stride = 1);
 
 //===----------------------------------------------------------------------===//
 // Runtime checks (RuntimeChecks.cpp)

@@ -692,10 +692,11 @@ class Ops:
         return V.Tensor(out, t.dims)
 
     # -- transformer ops -------------------------------------------------------
-    def rotary(self, x, cos, sin, heads_dim, node, rotary_dim=None):
+    def rotary(self, x, cos, sin, heads_dim, node, rotary_dim=None, interleaved=False):
         """tx.rotary on the first `rotary_dim` features of each head (all of
         them by default); the rest pass through (HF's partial rotary: the
-        rotated part and the rest concatenated)."""
+        rotated part and the rest concatenated). `interleaved`: pairs (2i,
+        2i+1) (GPT-J, Cohere), else the halves (NeoX)."""
         x = self.tensor(x, node, "the rotary input")
         for c in (cos, sin):
             if not isinstance(c, V.Tensor) or c.role not in ("cos", "sin"):
@@ -714,8 +715,9 @@ class Ops:
             self.fix_last(c, rot // 2, node, "rotary %s" % c.role)
         part = self.narrow(x, 2, 0, rot, node)
         out = self.fresh("rot", part.type.contiguous())
-        self.em.op([out], lambda: "tx.rotary %s, %s, %s : %s, %s, %s -> %s" % (
-            part.value, cos.value, sin.value, part.type, cos.type, sin.type, out.type), node)
+        self.em.op([out], lambda: "tx.rotary %s, %s, %s%s : %s, %s, %s -> %s" % (
+            part.value, cos.value, sin.value, " interleaved" if interleaved else "",
+            part.type, cos.type, sin.type, out.type), node)
         if rot == head_dim:
             return V.Tensor(out, x.dims)
         rest = self.narrow(x, 2, rot, head_dim - rot, node)

@@ -421,29 +421,40 @@ def rotary_dim(tr, x, node):
     return int(width * fraction)
 
 
-def rotary_pair(tr, node, args, kwargs):
-    """HF apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1)."""
-    q = _arg(args, kwargs, 0, ("q", "query"), node)
-    k = _arg(args, kwargs, 1, ("k", "key"), node)
-    cos = _arg(args, kwargs, 2, "cos", node)
-    sin = _arg(args, kwargs, 3, "sin", node)
+def rotary_operands(handler, args, kwargs, node):
+    """What rotary handler `handler` reads from its arguments: the tensors
+    it rotates ([q, k] or [x]) and (cos, sin)."""
+    if handler is rotary_pair:
+        xs = [_arg(args, kwargs, 0, ("q", "query"), node),
+              _arg(args, kwargs, 1, ("k", "key"), node)]
+    else:
+        xs = [_arg(args, kwargs, 0, "x", node)]
+    first = 2 if handler is rotary_pair else 1
+    return xs, (_arg(args, kwargs, first, "cos", node),
+                _arg(args, kwargs, first + 1, "sin", node))
+
+
+def rotary_pair(tr, node, args, kwargs, interleaved=False):
+    """HF apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1);
+    `interleaved`: the file's own helper rotates pairs (2i, 2i+1)
+    (translate.rotary_layout), HF's Llama rotates the halves."""
+    (q, k), (cos, sin) = rotary_operands(rotary_pair, args, kwargs, node)
     heads_dim = _arg(args, kwargs, 5, "unsqueeze_dim", node, 1)
     rot = rotary_dim(tr, q, node)
     if getattr(k, "role", None) is not None:
-        raise FrontendError("the two-tensor rotary helper (q, k, cos, sin) got cos as k: "
-                            "for a one-tensor helper use --helper NAME=apply_rotary_single",
-                            node)
-    return (tr.rotary(q, cos, sin, heads_dim, node, rot),
-            tr.rotary(k, cos, sin, heads_dim, node, rot))
+        raise FrontendError("the two-tensor rotary helper (q, k, cos, sin) got %s as k: "
+                            "for a one-tensor helper use --helper NAME=apply_rotary_single"
+                            % k.role, node)
+    return (tr.rotary(q, cos, sin, heads_dim, node, rot, interleaved),
+            tr.rotary(k, cos, sin, heads_dim, node, rot, interleaved))
 
 
-def rotary_single(tr, node, args, kwargs):
-    """apply_rotary(x, cos, sin, unsqueeze_dim=1): one tensor (Gemma style)."""
-    x = _arg(args, kwargs, 0, "x", node)
-    cos = _arg(args, kwargs, 1, "cos", node)
-    sin = _arg(args, kwargs, 2, "sin", node)
+def rotary_single(tr, node, args, kwargs, interleaved=False):
+    """apply_rotary(x, cos, sin, unsqueeze_dim=1): one tensor (Gemma style;
+    GPT-J's apply_rotary_pos_emb(tensor, sin, cos) by the names)."""
+    (x,), (cos, sin) = rotary_operands(rotary_single, args, kwargs, node)
     heads_dim = _arg(args, kwargs, 4, "unsqueeze_dim", node, 1)
-    return tr.rotary(x, cos, sin, heads_dim, node, rotary_dim(tr, x, node))
+    return tr.rotary(x, cos, sin, heads_dim, node, rotary_dim(tr, x, node), interleaved)
 
 
 _EAGER_ARGS = ("module", "query", "q", "key", "k", "value", "v", "attention_mask", "mask",

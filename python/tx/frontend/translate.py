@@ -13,6 +13,7 @@ import operator
 from .errors import FrontendError
 from .ops import Ops
 from .source import ModuleExpr, _plain
+from . import rotary_check
 from . import table
 from . import values as V
 
@@ -635,8 +636,6 @@ class Translator(Ops):
                 if kwargs.get("sliding_window") is not None:
                     raise FrontendError("sliding-window attention is not supported", node)
                 handler = None
-            if handler in (table.rotary_pair, table.rotary_single):
-                self.check_rotate_halves(func.node, node)
             if handler is table.eager_attention:
                 self.check_eager_attention(func.node, node)
             if handler is not None:
@@ -652,6 +651,13 @@ class Translator(Ops):
                     # A softcap= the file's function takes only in **kwargs
                     # is ignored by its body (check_eager_attention: no tanh).
                     named.pop("softcap", None)
+                if handler in (table.rotary_pair, table.rotary_single):
+                    positional = [bound[n] for n in names]
+                    operands = table.rotary_operands(handler, positional, named, node)
+                    layout = self.rotary_layout(func.node, bound, params, named, operands,
+                                                node)
+                    return handler(self, node, positional, named,
+                                   interleaved=layout in ("interleaved", "pairs"))
                 return handler(self, node, [bound[n] for n in names], named)
             return self.inline(func.node, None, args, kwargs, node)
         if isinstance(func, V.ClassRef):
@@ -710,6 +716,9 @@ class Translator(Ops):
             factory = table.lookup_module(name)
             if factory is not None:
                 return factory(self, node, self.init_path, args, kwargs)
+            if name.startswith("math.") and hasattr(math, name[5:]):
+                # GPT-J's scale_attn = math.sqrt(head_dim): a Python number.
+                return _plain(getattr(math, name[5:]))(self, node, args, kwargs)
             if name in table.INIT_TENSORS:
                 return table.init_tensor(self, node, args, kwargs)
             if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
@@ -752,44 +761,67 @@ class Translator(Ops):
         self.last_return = None
         return None
 
-    # What a rotary helper the table replaces by tx.rotary may call: Llama's
-    # `q * cos + rotate_half(q) * sin` (rotate_half: the two halves, sliced
-    # or chunked, concatenated), dtype conversions, partial rotary's slices
-    # and concatenation. Anything else (Cohere's and GLM's interleaved
-    # x[..., ::2] with torch.stack(...).flatten(-2), DeepSeek's de-interleaving
-    # view/transpose, complex products) computes another rotation.
-    ROTARY_CALLS = ("unsqueeze", "squeeze", "to", "float", "half", "bfloat16", "type",
-                    "type_as", "cat", "concat", "concatenate", "chunk", "split", "narrow",
-                    "contiguous", "size", "dim", "len", "int")
+    def rotary_layout(self, fn, bound, params, named, operands, node):
+        """The file's own rotary helper, replaced by tx.rotary: run on
+        symbolic values (rotary_check), it must compute tx.rotary's NeoX or
+        interleaved rotation of each tensor the handler rotates, with the
+        cos/sin the handler gives tx.rotary (`operands`: table.
+        rotary_operands), else an error at the call, never another rotation.
+        Returns the layout of cos/sin it was checked in
+        (rotary_check.LAYOUTS), or None when the handler's own checks reject
+        its arguments. A helper without `unsqueeze_dim` (GPT-J's, on [batch,
+        tokens, heads, head_dim]) gets the dimension of the heads: the check
+        found cos/sin broadcast over them."""
+        xs, (cos, sin) = operands
 
-    def check_rotate_halves(self, fn, node):
-        """The file's own rotary helper, replaced by tx.rotary (which rotates
-        the two halves of each head, as Llama's rotate_half): an error at
-        the call if it (or a function of the file it calls) does anything
-        else, never another rotation silently."""
-        seen, todo = set(), [fn]
-        while todo:
-            f = todo.pop()
-            if f.name in seen:
-                continue
-            seen.add(f.name)
-            for n in (x for stmt in f.body for x in ast.walk(stmt)):
-                what = None
-                if isinstance(n, ast.Slice) and n.step is not None and not (
-                        isinstance(n.step, ast.Constant) and n.step.value == 1):
-                    what = "a slice with a step"
-                elif isinstance(n, ast.Call):
-                    name = self.src.dotted(n.func) or (
-                        n.func.attr if isinstance(n.func, ast.Attribute) else "?")
-                    if name in self.src.functions:
-                        todo.append(self.src.functions[name])
-                    elif name.rsplit(".", 1)[-1] not in self.ROTARY_CALLS:
-                        what = "%s()" % name.rsplit(".", 1)[-1]
-                if what is not None:
-                    raise FrontendError(
-                        "%s (line %d) is not Llama's rotate-halves rotary (%s at line %d): "
-                        "tx.rotary rotates the two halves of each head; this rotation is "
-                        "not supported" % (fn.name, fn.lineno, what, n.lineno), node)
+        def lead(v):
+            return ["1" if d is None else ("T" if d == 0 else "H") for d in v.dims[:-1]]
+
+        for x in xs:
+            if not isinstance(x, V.Tensor) or x.role is not None or x.type is None or \
+                    x.dims is None or len(x.type.shape) != 3 or x.dims[-1] != 2:
+                return None  # the handler's error
+        for c in (cos, sin):
+            if not isinstance(c, V.Tensor) or c.role not in ("cos", "sin") or \
+                    c.dims is None or c.dims[-1] != 1:
+                return None
+        if cos is sin:
+            raise FrontendError("%s (line %d) is given one tensor as both cos and sin: "
+                                "not supported" % (fn.name, fn.lineno), node)
+        spec, order = {}, []
+        for name, v in bound.items():
+            if any(v is x for x in xs):
+                spec[name] = rotary_check.Input(v.type.shape[-1], lead(v))
+            elif v is cos or v is sin:
+                spec[name] = rotary_check.Rope("cos" if v is cos else "sin", lead(v))
+            elif isinstance(v, V.Tensor):
+                raise FrontendError("%s (line %d) takes the tensor '%s', which tx.rotary "
+                                    "does not (it rotates %s by cos and sin): not supported"
+                                    % (fn.name, fn.lineno, name,
+                                       " and ".join("'%s'" % n for n, w in bound.items()
+                                                    if any(w is x for x in xs))), node)
+            elif isinstance(v, V.Positions):
+                spec[name] = rotary_check.Positions()
+            elif v is None or isinstance(v, (bool, int, float, str)):
+                spec[name] = v
+            else:
+                spec[name] = rotary_check._Opaque()
+        for x in xs:
+            order.append(next(n for n, v in bound.items() if v is x))
+        rot = table.rotary_dim(self, xs[0], node) or xs[0].type.shape[-1]
+        if rot < 2 or rot % 2 or any(rot > x.type.shape[-1] for x in xs):
+            return None  # the handler's error (an odd or too wide rotary dimension)
+        try:
+            layout = rotary_check.classify(self.src, fn, spec, order, rot)
+        except rotary_check.NotRotary as e:
+            raise FrontendError(
+                "%s (line %d) computes neither rotation of tx.rotary (Llama's rotate-halves, "
+                "the interleaved pairs of GPT-J's rotate_every_two and Cohere): %s%s"
+                % (fn.name, fn.lineno, e.what, " at line %d" % e.line if e.line else ""),
+                node)
+        if "unsqueeze_dim" not in params:
+            named["unsqueeze_dim"] = xs[0].dims.index(1)
+        return layout
 
     # What a file's own eager_attention_forward, replaced by tx.attention,
     # may do: HF's body (repeat_kv, q @ k^T * scaling, optional soft-cap,

@@ -1,15 +1,15 @@
-# Cohere's rotary (HF modeling_cohere.py): rotate_half rotates interleaved
-# pairs, not the two halves tx.rotary rotates; the frontend must not
-# replace it by tx.rotary (errors.test).
+# Cohere's interleaved rotary (HF modeling_cohere.py) with the pairs stacked
+# the other way round ([x2, -x1]: each pair rotated by minus its angle):
+# neither rotation of tx.rotary, so the frontend must not replace it by
+# tx.rotary (errors.test; sed variants give the other errors).
 import torch
 from torch import nn
 
 
 def rotate_half(x):
-    # Split and rotate. Note that this function is different from e.g. Llama.
     x1 = x[..., ::2]
     x2 = x[..., 1::2]
-    rot_x = torch.stack([-x2, x1], dim=-1).flatten(-2)
+    rot_x = torch.stack([x2, -x1], dim=-1).flatten(-2)
     return rot_x
 
 

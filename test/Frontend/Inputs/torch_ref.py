@@ -4,7 +4,7 @@
 usage: torch_ref.py run MODELING CONFIG DIR [--entry C] [--layer-idx N]
                        [--prefix P] [--tokens T] [--seed S]
                        [--mask causal|none] [--window W] [--checkpoint f32|bf16]
-                       [--compute f32|bf16]
+                       [--compute f32|bf16] [--rope halves|interleaved|pairs]
        torch_ref.py compare DIR OUT.npy [--rtol R] [--perturb]
                             [--expected FILE]
 
@@ -13,9 +13,12 @@ SimpleNamespace of config.json) with random weights, calls forward on
 random inputs chosen by parameter name as tx.frontend maps them
 (hidden_states [1, T, hidden]; position_embeddings (cos, sin), each
 [1, T, head_dim] with the halves repeated, as HF's rotary module gives
-them, or the table of the model's own rotary module when it has one:
-rotary_module_table; position_ids 0..T-1; attention_mask the additive
-causal mask, with --window W the sliding-window causal mask HF's model gives a sliding layer (key s visible
+them (--rope interleaved: each angle twice in place, repeat_interleave, as
+Cohere's does; --rope pairs: [1, T, head_dim/2], one angle per pair, for a
+helper that repeats them itself, as GPT-J's), or the table of the model's
+own rotary module when it has one: rotary_module_table; position_ids
+0..T-1; attention_mask the additive causal mask, with --window W the
+sliding-window causal mask HF's model gives a sliding layer (key s visible
 to query t when s <= t and t - s < W), or None with --mask none)
 and writes, for tx-run:
 DIR/x.npy, DIR/cos.npy, DIR/sin.npy (cos/sin as [T, head_dim/2]),
@@ -260,11 +263,13 @@ def f32_args(v):
     return v.float() if hasattr(v, "float") else v
 
 
-def rotary_module_table(model, T, rot):
+def rotary_module_table(model, T, rot, rope="halves"):
     """cos/sin [T, rot / 2] of the model's first rotary embedding module
     (a submodule of a class named *RotaryEmbedding) for positions 0..T-1,
-    called as HF's are: forward(x, position_ids) or (x, seq_len=T); the
-    first half of its [.., T, rot] output (HF repeats the halves); None
+    called as HF's are: forward(x, position_ids) or (x, seq_len=T); one
+    angle per pair of its [.., T, rot] output: the first half (HF repeats
+    the halves), every other entry with rope "interleaved" (each angle
+    repeated in place), all of a [.., T, rot / 2] one with "pairs"; None
     when the model has none."""
     import torch
     rotary = next((m for _, m in model.named_modules()
@@ -278,7 +283,10 @@ def rotary_module_table(model, T, rot):
             cos, sin = rotary(x, torch.arange(T)[None])
         else:
             cos, sin = rotary(x, seq_len=T)
-    return tuple(t.reshape(T, rot)[:, : rot // 2].float() for t in (cos, sin))
+    if rope == "pairs":
+        return tuple(t.reshape(T, rot // 2).float() for t in (cos, sin))
+    pick = slice(0, None, 2) if rope == "interleaved" else slice(0, rot // 2)
+    return tuple(t.reshape(T, rot)[:, pick].float() for t in (cos, sin))
 
 
 def run(a):
@@ -325,7 +333,8 @@ def run(a):
     # the rotated features only.
     fraction = next((getattr(cfg, k) for k in ("partial_rotary_factor", "rotary_pct")
                      if getattr(cfg, k, None) is not None), 1.0)
-    rot = int(head_dim * fraction)
+    # GPT-J and CodeGen give the rotated width itself (config.rotary_dim).
+    rot = getattr(cfg, "rotary_dim", None) or int(head_dim * fraction)
     # The base a rotary module of the file reads (when forward computes
     # cos/sin itself from position_ids, tx still takes them as inputs).
     base = next((float(getattr(cfg, k)) for k in ("rope_theta", "rotary_emb_base", "rope_base")
@@ -333,13 +342,19 @@ def run(a):
     inv = 1.0 / (base ** (torch.arange(0, rot, 2).float() / rot))
     ang = torch.arange(T).float()[:, None] * inv[None, :]
     cos_h, sin_h = ang.cos(), ang.sin()
-    table = rotary_module_table(model, T, rot)
+    table = rotary_module_table(model, T, rot, a.rope)
     if table is not None:
         # forward computes cos/sin with its own rotary module (scaled ones
         # too): tx takes that module's table as its inputs.
         cos_h, sin_h = table
-    cos = torch.cat([cos_h, cos_h], -1)[None]
-    sin = torch.cat([sin_h, sin_h], -1)[None]
+    if a.rope == "halves":
+        cos = torch.cat([cos_h, cos_h], -1)[None]
+        sin = torch.cat([sin_h, sin_h], -1)[None]
+    elif a.rope == "interleaved":
+        cos = torch.repeat_interleave(cos_h, 2, dim=-1)[None]
+        sin = torch.repeat_interleave(sin_h, 2, dim=-1)[None]
+    else:
+        cos, sin = cos_h[None], sin_h[None]
     mask = torch.full((T, T), float("-inf")).triu(1)
     if a.window is not None:
         # HF's sliding-window causal mask (masking_utils: kv > q - window;
@@ -455,6 +470,9 @@ r.add_argument("--checkpoint", choices=["f32", "bf16"], default="f32",
                help="dtype of model.safetensors (bf16: weights and inputs rounded by torch)")
 r.add_argument("--compute", choices=["f32", "bf16"], default="f32",
                help="dtype torch computes in (with --checkpoint bf16)")
+r.add_argument("--rope", choices=["halves", "interleaved", "pairs"], default="halves",
+               help="layout of position_embeddings' cos/sin (tx always gets one "
+                    "angle per pair)")
 c = sub.add_parser("compare")
 c.add_argument("dir")
 c.add_argument("out")

@@ -90,7 +90,11 @@ static void addTxToCPUPasses(OpPassManager &pm, const TxToCPUOptions &options,
   // those tx-to-linalg made.
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (options.threads > 1) {
-    // Parallel loops run on the async runtime, one task per block.
+    // Parallel loops run on the async runtime, one task per block; each
+    // over one dimension (async-parallel-for runs some iterations of a
+    // multi-dimensional one twice).
+    if (!options.testUnsafeMultiDimParallel)
+      pm.addNestedPass<func::FuncOp>(createTxCpuCollapseParallelLoops());
     AsyncParallelForPassOptions parallelFor;
     parallelFor.numWorkerThreads = options.threads;
     parallelFor.minTaskSize = 1;

@@ -83,6 +83,27 @@ def TxSplitDeallocs : Pass<"tx-split-deallocs", "::mlir::func::FuncOp"> {
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def TxCpuCollapseParallelLoops
+    : Pass<"tx-cpu-collapse-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Collapse multi-dimensional scf.parallel loops to one dimension";
+  let description = [{
+    Every `scf.parallel` of several dimensions (the row loops over the
+    leading dimensions of a `[tokens, heads, head_dim]` buffer) becomes one
+    loop over the product of their trip counts (upstream's
+    `collapseParallelLoops`). `async-parallel-for` then always takes its
+    one-dimensional dispatch: for a loop with statically known inner trip
+    counts, its block-aligned dispatch (LLVM 22) rounds the block size up to
+    a multiple of them but keeps the block count of the unrounded size, and
+    its compute function wraps the extra blocks' indices back onto the first
+    iterations, which then run twice: an in-place op on such rows (`x.view(
+    b, T, h, d).mul_(2)`) applied twice to some of them (tx-to-cpu{threads=2}
+    at 17-31 tokens with 8 heads). tx-to-cpu runs it before
+    async-parallel-for when threads > 1.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TxLowerStructuredControlFlow
     : Pass<"tx-lower-structured-control-flow", "::mlir::func::FuncOp"> {
   let summary = "Lower scf to cf, the last loop of a block first";

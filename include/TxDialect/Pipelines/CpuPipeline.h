@@ -74,6 +74,13 @@ struct TxToCPUOptions : public PipelineOptionsWithPass<TxToCPUOptions> {
                      "(tx-outline-identical-layers; not with profile, whose "
                      "table names each layer's ops)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> testUnsafeMultiDimParallel{
+      *this, "test-unsafe-multi-dim-parallel",
+      llvm::cl::desc("Testing only, UNSAFE: with threads > 1, leave "
+                     "multi-dimensional parallel loops to async-parallel-for "
+                     "(no tx-cpu-collapse-parallel-loops), which runs some of "
+                     "their iterations twice"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> deallocate{
       *this, "deallocate",
       llvm::cl::desc("Insert deallocations of temporaries "

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from rounding import dumped, format_of
+from rounding import check_relative, dumped, format_of
 
 fn, d = sys.argv[1], sys.argv[2]
 rounding, ulp = format_of(fn)
@@ -58,17 +58,4 @@ def reference(ins):
 
 ins = [rounding(a) for a in dumped(d, fn + ".input%d.npy")]
 got = dumped(d, fn + ".%d.npy")
-ref = reference(ins)
-if len(ref) != len(got):
-    sys.exit(f"{fn}: {len(got)} outputs, reference has {len(ref)}")
-worst = 0.0
-for i, (r, g) in enumerate(zip(ref, got)):
-    if r.shape != g.shape:
-        sys.exit(f"{fn}: output {i} has shape {g.shape}, reference {r.shape}")
-    err = np.max(np.abs(r - g)) / np.max(np.abs(r))
-    tol = ulp if ulp is not None else 1e-5
-    if not err <= tol:
-        sys.exit(f"FAIL {fn}: output {i} off by {err:.3g} of its largest magnitude "
-                 f"(tolerance {tol:.3g})")
-    worst = max(worst, err)
-print(f"OK {fn}: {len(got)} outputs, worst error {worst:.3g} of max")
+check_relative(fn, reference(ins), got, ulp if ulp is not None else 1e-5)

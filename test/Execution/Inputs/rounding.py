@@ -1,5 +1,5 @@
 """For the numpy references (reference.py, norms_reference.py,
-attention_reference.py): the 16-bit formats the runner rounds to at its
+attention_reference.py, rotary_reference.py): the 16-bit formats the runner rounds to at its
 boundary (values rounded as the runner rounds them, in f64, and one unit in
 the last place relative to a value), and the arrays tx-run dumped."""
 import os
@@ -35,3 +35,22 @@ def dumped(d, pattern):
         out.append(np.load(os.path.join(d, pattern % i)).astype(np.float64))
         i += 1
     return out
+
+
+def check_relative(fn, ref, got, tol):
+    """Exits with FAIL unless every output of `got` has the shape of its
+    reference and is within `tol` of the reference's largest magnitude;
+    prints OK with the worst error."""
+    import sys
+    if len(ref) != len(got):
+        sys.exit(f"{fn}: {len(got)} outputs, reference has {len(ref)}")
+    worst = 0.0
+    for i, (r, g) in enumerate(zip(ref, got)):
+        if r.shape != g.shape:
+            sys.exit(f"{fn}: output {i} has shape {g.shape}, reference {r.shape}")
+        err = np.max(np.abs(r - g)) / np.max(np.abs(r))
+        if not err <= tol:
+            sys.exit(f"FAIL {fn}: output {i} off by {err:.3g} of its largest magnitude "
+                     f"(tolerance {tol:.3g})")
+        worst = max(worst, err)
+    print(f"OK {fn}: {len(got)} outputs, worst error {worst:.3g} of max")

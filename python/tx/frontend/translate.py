@@ -953,28 +953,40 @@ class Translator(Ops):
         if cls is None:
             raise FrontendError("unknown module class '%s'" % cls_name, node)
         inst = V.Instance(cls, path)
-        init = self.src.method(cls, "__init__", node, required=False)
-        if init is not None:
-            saved = self.in_init, self.init_path
-            declared = len(self.specs)
-            submodule = self.in_init
-            self.in_init = True
-            try:
-                self.inline(init, inst, args, kwargs, node)
-            except FrontendError as err:
-                if not submodule or getattr(err, "raised", False):
-                    raise
-                # A submodule whose __init__ cannot be evaluated (a rotary
-                # embedding computing inv_freq with torch.arange and
-                # register_buffer): an error only where forward uses it.
-                del self.specs[declared:]
-                return V.Unavailable(
-                    "module '%s' (created at line %d) is used here, but its __init__ "
-                    "could not be evaluated: line %s:%s: %s"
-                    % (cls_name, node.lineno, err.line, err.col, err.message))
-            finally:
-                self.in_init, self.init_path = saved
+        submodule = self.in_init
+        err = self.run_init(inst, args, kwargs, node)
+        if err is not None:
+            if not submodule:
+                raise err
+            # A submodule whose __init__ cannot be evaluated (a table
+            # computed with torch.arange and register_buffer): an error only
+            # where forward uses it.
+            return V.Unavailable(
+                "module '%s' (created at line %d) is used here, but its __init__ "
+                "could not be evaluated: line %s:%s: %s"
+                % (cls_name, node.lineno, err.line, err.col, err.message))
         return inst
+
+    def run_init(self, inst, args, kwargs, node):
+        """Runs the __init__ of `inst`'s class on these arguments: None, or
+        the FrontendError that stopped it (what it declared is dropped then;
+        an error PyTorch would raise too is raised)."""
+        init = self.src.method(inst.cls, "__init__", node, required=False)
+        if init is None:
+            return None
+        saved = self.in_init, self.init_path
+        declared = len(self.specs)
+        self.in_init = True
+        try:
+            self.inline(init, inst, args, kwargs, node)
+        except FrontendError as err:
+            if getattr(err, "raised", False):
+                raise
+            del self.specs[declared:]
+            return err
+        finally:
+            self.in_init, self.init_path = saved
+        return None
 
     init_path = ""
 
@@ -990,22 +1002,13 @@ class Translator(Ops):
             decorator_list=[])
         inst = V.Instance(cls, path)
         inst.rotary = True
-        init = self.src.method(cls, "__init__", node, required=False)
-        if init is not None:
-            saved = self.in_init, self.init_path
-            declared = len(self.specs)
-            self.in_init = True
-            try:
-                self.inline(init, inst, args, kwargs, node)
-            except FrontendError as err:
-                if getattr(err, "raised", False):
-                    raise
-                inst.init_error = "line %s:%s: %s" % (err.line, err.col, err.message)
-            finally:
-                self.in_init, self.init_path = saved
-                # Its buffers are not checkpoint tensors (inv_freq is not
-                # persistent): nothing it declared becomes a symbol.
-                del self.specs[declared:]
+        declared = len(self.specs)
+        err = self.run_init(inst, args, kwargs, node)
+        if err is not None:
+            inst.init_error = "line %s:%s: %s" % (err.line, err.col, err.message)
+        # Its buffers are not checkpoint tensors (inv_freq is not
+        # persistent): nothing it declared becomes a symbol.
+        del self.specs[declared:]
         return inst
 
     def rotary_call(self, module, args, kwargs, node):

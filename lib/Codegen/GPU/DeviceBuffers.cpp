@@ -885,7 +885,7 @@ LogicalResult TxGPUDeviceBuffersPass::convert(func::FuncOp func) {
       if (graphs)
         func::CallOp::create(b, loc, declare(b, kGraphEnd, {ptrType(ctx)}),
                              ValueRange{slot});
-      SmallVector<Value> results;
+      SmallVector<Value> results, resultRoots;
       for (Value v : ret.getOperands()) {
         auto type = dyn_cast<MemRefType>(v.getType());
         if (!type || !isBuffer(type)) {
@@ -908,11 +908,15 @@ LogicalResult TxGPUDeviceBuffersPass::convert(func::FuncOp func) {
             !llvm::any_of(argCopies,
                           [&](ArgCopy &a) { return a.device == root; })) {
           deallocated.insert(root);
-          token = gpu::DeallocOp::create(b, ret.getLoc(), tokenType,
-                                         ValueRange{token}, root)
-                      .getAsyncToken();
+          resultRoots.push_back(root);
         }
       }
+      // Freed once every result is copied out: two results may be one
+      // buffer, or views of one.
+      for (Value root : resultRoots)
+        token = gpu::DeallocOp::create(b, ret.getLoc(), tokenType,
+                                       ValueRange{token}, root)
+                    .getAsyncToken();
       for (ArgCopy &a : argCopies) {
         if (a.copyBack)
           token = gpu::MemcpyOp::create(b, ret.getLoc(), tokenType,

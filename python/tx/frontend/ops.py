@@ -42,6 +42,7 @@ class Ops:
         by the tx.rotary that reads it."""
         v = self.new_arg(name, MemRef((None, None), self.dtype))
         v.pending = True
+        v.rope = True  # unused, sized from the config (import_source)
         return V.Tensor(v, [None, 0, 1], role=role)
 
     def rope_pair(self, names):

@@ -763,6 +763,27 @@ def register_forward_arg(name, kind):
         raise ValueError("unknown forward argument kind '%s'" % kind)
     FORWARD_ARGS[name] = kind
 
+
+# A parameter named <prefix><suffix> is of that kind too, its arguments
+# named after the suffix: Gemma 3's decoder layer takes two rotary tables,
+# position_embeddings_global and position_embeddings_local, which become
+# the argument pairs cos_global/sin_global and cos_local/sin_local.
+FORWARD_ARG_PREFIXES = {"position_embeddings_": "rope"}
+
+
+def forward_arg(name):
+    """(kind, suffix) of forward parameter `name`: (kind, None) for a name
+    of FORWARD_ARGS, (kind, suffix) for one of FORWARD_ARG_PREFIXES (a
+    non-empty identifier suffix), (None, None) for any other."""
+    if name in FORWARD_ARGS:
+        return FORWARD_ARGS[name], None
+    for prefix, kind in FORWARD_ARG_PREFIXES.items():
+        suffix = name[len(prefix):]
+        if name.startswith(prefix) and suffix and suffix.isidentifier():
+            return kind, suffix
+    return None, None
+
+
 # Config keys read when the config lacks them: HF sets _attn_implementation
 # at run time, and config.json leaves out PretrainedConfig's attributes that
 # have their default (save_pretrained writes the difference).

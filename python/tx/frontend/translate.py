@@ -657,7 +657,8 @@ class Translator(Ops):
                     layout = self.rotary_layout(func.node, bound, params, named, operands,
                                                 node)
                     return handler(self, node, positional, named,
-                                   interleaved=layout in ("interleaved", "pairs"))
+                                   interleaved=layout is not None and
+                                   rotary_check.LAYOUTS[layout][0])
                 return handler(self, node, [bound[n] for n in names], named)
             return self.inline(func.node, None, args, kwargs, node)
         if isinstance(func, V.ClassRef):

@@ -216,6 +216,12 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
             return V.CausalMask() if mask == "causal" else None
         if kind == "positions":
             return V.Positions()
+        if kind == "alibi":
+            if table.config_value(config.data, "alibi", False):
+                raise FrontendError("forward argument '%s': the config has alibi set; an "
+                                    "ALiBi bias is not supported (tx.attention has none)"
+                                    % p.arg, p)
+            return None  # what HF's model passes without ALiBi
         if kind == "container":
             return V.Container(tr.new_arg(p.arg, "!tx.container"), p.arg)
         if d is not None:

@@ -49,6 +49,7 @@ FORWARD_ARGS = {
     "attention_mask": "mask", "mask": "mask", "causal_mask": "mask", "attn_mask": "mask",
     "position_ids": "positions",
     "shared_kv_states": "container",
+    "alibi": "alibi",  # None: the config has no ALiBi (Falcon 7B)
 }
 
 
@@ -98,7 +99,13 @@ def transformers_stub():
         def forward(self, x):
             return x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))
 
-    act2fn = {"silu": nn.SiLU(), "swish": nn.SiLU(), "relu": nn.ReLU(), "gelu": nn.GELU(),
+    class ReLUSquared(nn.Module):
+        """transformers' ReLUSquaredActivation ("relu2")."""
+
+        def forward(self, x):
+            return torch.square(nn.functional.relu(x))
+
+    act2fn = {"relu2": ReLUSquared(), "silu": nn.SiLU(), "swish": nn.SiLU(), "relu": nn.ReLU(), "gelu": nn.GELU(),
               "gelu_pytorch_tanh": nn.GELU(approximate="tanh"),
               "gelu_new": nn.GELU(approximate="tanh"), "gelu_python": GELUPython(),
               "gelu_accurate": AccurateGELU()}
@@ -174,6 +181,7 @@ def transformers_stub():
         "ACT2FN": act2fn, "ROPE_INIT_FUNCTIONS": {"default": default_rope},
         "ALL_LAYERNORM_LAYERS": [nn.LayerNorm], "ALL_ATTENTION_FUNCTIONS": AttentionInterface(),
         "Conv1D": Conv1D, "GradientCheckpointingLayer": GradientCheckpointingLayer,
+        "get_activation": lambda name: act2fn[name],
         "deprecate_kwarg": deprecate_kwarg, "logging": logging_module,
         "Unpack": Typing, "FlashAttentionKwargs": Typing, "TransformersKwargs": Typing,
         "is_torch_flex_attn_available": lambda: False,
@@ -409,6 +417,9 @@ def run(a):
             call[name] = {}
         elif kind == "positions":
             call[name] = torch.arange(T)[None]
+        elif kind == "alibi":
+            assert not getattr(cfg, "alibi", False), "ALiBi is not supported"
+            call[name] = None
     if a.checkpoint == "bf16":
         # A bf16 checkpoint: the weights and inputs rounded to bf16 by torch;
         # the model runs on exactly those values, in f32 or (--compute bf16)

@@ -95,7 +95,7 @@ def _importable_forward(src, cls):
     params = a.args[1:]
     required = params[:len(params) - len(a.defaults)] + [
         p for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is None]
-    return all(p.arg in table.FORWARD_ARGS for p in required)
+    return all(table.forward_arg(p.arg)[0] is not None for p in required)
 
 
 def _default_prefix(cls, inst, layer_idx):
@@ -196,7 +196,13 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
     defaults = [None] * (len(params) - len(a.defaults)) + list(a.defaults)
 
     def value_for(p, d):
-        kind = table.FORWARD_ARGS.get(p.arg)
+        kind, suffix = table.forward_arg(p.arg)
+        if kind == "rope" and suffix is not None:
+            # position_embeddings_<suffix>: a pair of its own (Gemma 3's
+            # global and local tables), cos_<suffix> and sin_<suffix>.
+            pair = tr.rope_pair(("cos_" + suffix, "sin_" + suffix))
+            tr.rope_tables[p.arg] = pair
+            return pair
         if kind == "activation":
             v = tr.new_arg(p.arg, MemRef((None, width), dtype))
             v.pending = width is None
@@ -210,6 +216,12 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
             return V.CausalMask() if mask == "causal" else None
         if kind == "positions":
             return V.Positions()
+        if kind == "alibi":
+            if table.config_value(config.data, "alibi", False):
+                raise FrontendError("forward argument '%s': the config has alibi set; an "
+                                    "ALiBi bias is not supported (tx.attention has none)"
+                                    % p.arg, p)
+            return None  # what HF's model passes without ALiBi
         if kind == "container":
             return V.Container(tr.new_arg(p.arg, "!tx.container"), p.arg)
         if d is not None:
@@ -222,6 +234,15 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
     tr.last_return = None
     result = tr.inline(forward, inst, positional, kwargs, forward)
     returned_at = tr.last_return or forward
+    for value, name in em.args:
+        if getattr(value, "pending", False) and getattr(value, "rope", False):
+            # A rotary table forward takes but does not use (a Gemma 3 full
+            # layer's position_embeddings_local): [tokens, rotary_dim / 2]
+            # as the config's rotary module gives it, when the config says.
+            half = _config_rotary_half(config.data)
+            if half is not None:
+                value.type = MemRef((None, half), dtype)
+                value.pending = False
     for value, name in em.args:
         if isinstance(value.type, MemRef) and getattr(value, "pending", False):
             raise FrontendError("cannot tell the size of forward argument '%s' (no op of "
@@ -236,6 +257,26 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
               "Arguments: %s." % (src.path, cls.name, layer_idx,
                                   ", ".join(n for _, n in em.args)))
     return em.render(header)
+
+
+def _config_rotary_half(data):
+    """rotary_dim / 2 of the config (head_dim times the partial-rotary
+    fraction, or config.rotary_dim), or None when it does not say."""
+    head_dim = data.get("head_dim")
+    if not isinstance(head_dim, int):
+        width = next((data[k] for k in _WIDTH_KEYS if isinstance(data.get(k), int)), None)
+        heads = data.get("num_attention_heads")
+        if not isinstance(width, int) or not isinstance(heads, int) or heads <= 0:
+            return None
+        head_dim = width // heads
+    rot = data.get("rotary_dim")
+    if not isinstance(rot, int) or isinstance(rot, bool):
+        key = next((k for k in table.ROTARY_FRACTION_KEYS if data.get(k) is not None), None)
+        fraction = data[key] if key else 1.0
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
+            return None
+        rot = int(head_dim * fraction)
+    return rot // 2 if rot >= 2 and rot % 2 == 0 else None
 
 
 def _declare_symbols(tr, em, prefix, dtype):

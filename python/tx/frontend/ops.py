@@ -42,6 +42,7 @@ class Ops:
         by the tx.rotary that reads it."""
         v = self.new_arg(name, MemRef((None, None), self.dtype))
         v.pending = True
+        v.rope = True  # unused, sized from the config (import_source)
         return V.Tensor(v, [None, 0, 1], role=role)
 
     def rope_pair(self, names):
@@ -162,6 +163,18 @@ class Ops:
         self.em.op([out], lambda: "tx.unary %s %s : %s -> %s" % (kind, x.value, x.type,
                                                                    out.type), node)
         return V.Tensor(out, x.dims)
+
+    def activation(self, kind, x, node):
+        """An activation module or ACT2FN entry: tx.unary, or the steps of
+        a composite one (table.COMPOSITE_ACTIVATIONS: relu2 is relu, then
+        the square y * y)."""
+        from .table import COMPOSITE_ACTIVATIONS
+        if kind not in COMPOSITE_ACTIVATIONS:
+            return self.unary(kind, x, node)
+        for step in COMPOSITE_ACTIVATIONS[kind]:
+            x = self.unary(step[1], x, node) if step[0] == "unary" else \
+                self.binary("mul", x, x, node)
+        return x
 
     def unary_into(self, kind, x, target, node):
         x, target = self.tensor(x, node), self.tensor(target, node, "out")
@@ -573,6 +586,8 @@ class Ops:
             return self.repeated_method(obj, name, args, kwargs, node)
         if isinstance(obj, V.NormChain):
             return self.norm_chain_method(obj, name, args, kwargs, node)
+        if isinstance(obj, V.LinearWeight):
+            return self.weight_method(obj, name, args, kwargs, node)
         if isinstance(obj, V.CausalMask):
             if name in ("size", "dim"):
                 sizes = V.CausalMask.SIZES
@@ -802,11 +817,42 @@ class Ops:
     HEADS_FIRST = [None, 1, 0, 2]    # [batch, heads, tokens, head_dim]
     KEY_TRANSPOSED = [None, 1, 2, 0]  # [batch, heads, head_dim, tokens]
 
+    def weight_method(self, w, name, args, kwargs, node):
+        """Methods of an nn.Linear subclass's weight (V.LinearWeight): its
+        transpose (`.t()`, `.transpose(0, 1)`), sizes, dtype conversions;
+        nothing else."""
+        if name == "t" and not args and not kwargs:
+            return V.LinearWeight(w.layer, not w.transposed)
+        if name == "transpose" and not kwargs and len(args) == 2 and \
+                sorted(d % 2 if isinstance(d, int) and not isinstance(d, bool) and
+                       -2 <= d < 2 else 9 for d in args) == [0, 1]:
+            return V.LinearWeight(w.layer, not w.transposed)
+        if name in ("size", "dim") and not kwargs:
+            sizes = w.sizes()
+            return len(sizes) if name == "dim" else sizes if not args else sizes[args[0]]
+        if name in ("to", "type", "type_as", "float", "contiguous", "detach"):
+            return w
+        raise FrontendError("method '%s' of %s: not supported (only x @ self.weight.T is)"
+                            % (name, self.describe(w)), node)
+
+    def weight_matmul(self, a, b, node):
+        """x @ self.weight.T of an nn.Linear subclass (Falcon's FalconLinear):
+        tx.linear of the weight alone; any other product with the weight is
+        an error."""
+        if isinstance(a, V.Tensor) and isinstance(b, V.LinearWeight) and b.transposed:
+            return self.linear(b.layer, a, node)
+        w = a if isinstance(a, V.LinearWeight) else b
+        raise FrontendError("%s is used in a product other than x @ self.weight.T "
+                            "(tx.linear): not supported" % self.describe(w), node)
+
     def matmul(self, a, b, node):
         """torch.matmul(a, b), a @ b, a.matmul(b): the two matmuls of
         attention written out (q @ k^T begins an AttentionChain, probs @ v
-        ends it in one tx.attention); any other matmul of tensors is an
-        opaque call, as before."""
+        ends it in one tx.attention); x @ self.weight.T of an nn.Linear
+        subclass is tx.linear; any other matmul of tensors is an opaque
+        call, as before."""
+        if isinstance(a, V.LinearWeight) or isinstance(b, V.LinearWeight):
+            return self.weight_matmul(a, b, node)
         for x in (a, b):
             if isinstance(x, V.AttentionChain) and not x.probs:
                 raise FrontendError("%s are multiplied by a matrix before softmax: not "
@@ -939,7 +985,11 @@ class Ops:
 
     def chain_method(self, chain, name, args, kwargs, node):
         if name in ("to", "type", "type_as", "float", "contiguous", "detach", "clone"):
-            return chain
+            # Another chain object: a copy in PyTorch (clone, or a
+            # conversion to another dtype), or the same tensor; either way an
+            # in-place change of the one makes the other stale (an error
+            # where it is used).
+            return chain.but()
         if name == "softmax":
             from .table import _arg
             return self.chain_softmax(chain, _arg(args, kwargs, 0, "dim", node), node)

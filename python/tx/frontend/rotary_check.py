@@ -669,9 +669,13 @@ def expected(name, width, rot, interleaved):
 
 # How HF's rotary modules lay out cos/sin for a rotated width `rot`: angle of
 # feature j. NeoX: the halves repeated; interleaved: each angle twice in
-# place (Cohere), or once per pair (GPT-J, whose helper repeats them).
+# place (Cohere), or once per pair (GPT-J, whose helper repeats them). Each
+# entry: (whether the helper must rotate interleaved pairs, the angles); the
+# halves may also feed interleaved pairs (GLM's helper takes the first half
+# of each row and repeats each angle in place itself).
 LAYOUTS = {
     "halves": (False, lambda rot: [j % (rot // 2) for j in range(rot)]),
+    "halves-interleaved": (True, lambda rot: [j % (rot // 2) for j in range(rot)]),
     "interleaved": (True, lambda rot: [j // 2 for j in range(rot)]),
     "pairs": (True, lambda rot: list(range(rot // 2))),
 }

@@ -198,6 +198,16 @@ def unsupported_module(why):
     return factory
 
 
+def get_activation(tr, node, path, args, kwargs):
+    """transformers' get_activation(name) (Falcon's MLP): ACT2FN[name]."""
+    name = bind("get_activation", ["activation_string"], args, kwargs, node)[
+        "activation_string"]
+    if name not in ACT2FN:
+        raise FrontendError("unsupported activation '%s' (known: %s)"
+                            % (name, ", ".join(sorted(ACT2FN))), node)
+    return V.Activation(ACT2FN[name])
+
+
 def module_list(tr, node, path, args, kwargs):
     items = _arg(args, kwargs, 0, "modules", node, [])
     return V.ModuleList(items)
@@ -208,6 +218,7 @@ MODULES = {
     "Conv1D": conv1d,  # transformers.pytorch_utils.Conv1D, or the file's own
     "torch.nn.Softmax": softmax_module,
     "torch.nn.ModuleList": module_list,
+    "get_activation": get_activation,  # transformers.activations.get_activation
     "torch.nn.Dropout": identity_module,
     "torch.nn.Identity": identity_module,
     "torch.nn.SiLU": activation_module("silu", "nn.SiLU"),
@@ -258,6 +269,34 @@ def is_rotary_module(name):
     short = name.rsplit(".", 1)[-1]
     return name in ROTARY_MODULES or short in ROTARY_MODULES or \
         short.endswith(ROTARY_MODULE_SUFFIXES)
+
+
+# Torch module classes a class of the file may derive from, with a forward
+# of its own (Falcon's FalconLinear(nn.Linear), Nemotron's
+# NemotronLayerNorm1P(nn.LayerNorm)): super().__init__(...) makes the module
+# as the factory of MODULES does, and attrs(tr, spec, node) gives the
+# attributes PyTorch's class sets, which that forward reads. A subclass
+# without a forward is the torch module itself.
+def _linear_attrs(tr, spec, node):
+    """nn.Linear's in_features, out_features, weight (a V.LinearWeight: only
+    `x @ self.weight.T` reads it, as tx.linear of the weight alone) and bias
+    (a parameter `<path>.bias`, or None)."""
+    layer = V.Linear(spec.path, spec.in_features, spec.out_features, False, node)
+    bias = V.Param(spec.path + ".bias", (spec.out_features,), node) if spec.bias else None
+    return {"in_features": spec.in_features, "out_features": spec.out_features,
+            "weight": V.LinearWeight(layer), "bias": bias}
+
+
+def _layernorm_attrs(tr, spec, node):
+    """nn.LayerNorm's normalized_shape, eps, elementwise_affine, weight and
+    bias (parameters `<path>.weight`, `<path>.bias`, or None)."""
+    weight = V.Param(spec.path + ".weight", (spec.size,), node) if spec.weight else None
+    bias = V.Param(spec.path + ".bias", (spec.size,), node) if spec.bias else None
+    return {"normalized_shape": (spec.size,), "eps": spec.eps,
+            "elementwise_affine": spec.weight, "weight": weight, "bias": bias}
+
+
+SUBCLASSES = {"torch.nn.Linear": _linear_attrs, "torch.nn.LayerNorm": _layernorm_attrs}
 
 
 def register_module(name, factory):
@@ -344,6 +383,16 @@ ACT2FN = {
     # HF's AccurateGELUActivation and GELUActivation(use_gelu_python=True):
     # the tanh approximation and the erf GELU, written out.
     "gelu_accurate": "gelu_tanh", "gelu_python": "gelu",
+    # HF's ReLUSquaredActivation (Nemotron, Primer): relu, then its square
+    # (table.COMPOSITE_ACTIVATIONS).
+    "relu2": "relu2",
+}
+
+# Activations tx has no one op for, composed of tx ops in PyTorch's order:
+# kind -> steps, each ("unary", kind) or ("square",) (y * y, as
+# torch.square).
+COMPOSITE_ACTIVATIONS = {
+    "relu2": (("unary", "relu"), ("square",)),
 }
 
 # -- functions: called in forward ---------------------------------------------
@@ -512,6 +561,18 @@ def matmul(tr, node, args, kwargs):
     a = bind("torch.matmul", ["input", "other", "*", ("out", None)], args, kwargs, node,
              fixed=("out",))
     return tr.matmul(a["input"], a["other"], node)
+
+
+def linear_function(tr, node, args, kwargs):
+    """F.linear(input, weight, bias=None) of an nn.Linear subclass's own
+    weight (V.LinearWeight): tx.linear, then + bias; of other tensors an
+    opaque call."""
+    a = bind("F.linear", ["input", "weight", ("bias", None)], args, kwargs, node)
+    if not isinstance(a["weight"], V.LinearWeight):
+        return tr.opaque("torch.nn.functional.linear", args, kwargs, node)
+    out = tr.weight_matmul(a["input"], V.LinearWeight(a["weight"].layer,
+                                                      not a["weight"].transposed), node)
+    return out if a["bias"] is None else tr.binary("add", out, a["bias"], node)
 
 
 def softmax_function(name):
@@ -697,6 +758,7 @@ FUNCTIONS = {
     "apply_rotary_pos_emb": rotary_pair,
     "eager_attention_forward": eager_attention,
     "torch.matmul": matmul,
+    "torch.nn.functional.linear": linear_function,
     "torch.nn.functional.softmax": softmax_function("torch.nn.functional.softmax"),
     "torch.softmax": softmax_function("torch.softmax"),
     "torch.nn.functional.dropout": dropout_function,
@@ -711,6 +773,54 @@ FUNCTIONS = {
     "torch.nn.functional.tanh": tanh_function("torch.nn.functional.tanh"),
     "repeat_kv": repeat_kv,
 }
+
+
+# -- context managers: `with NAME(...):`, the body then runs as it is ---------
+# handler(tr, node, args, kwargs) checks the arguments (an error when the
+# body would compute something else under it).
+
+
+def _no_grad(name):
+    def handler(tr, node, args, kwargs):
+        bind(name, [("mode", True)] if name.endswith("inference_mode") else [],
+             args, kwargs, node)
+    return handler
+
+
+def _autocast(name, params):
+    """torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None)
+    and its per-device forms: only enabled=False (the body then computes in
+    the dtypes it names, as the import does); an enabled autocast would
+    compute the body in another dtype."""
+    def handler(tr, node, args, kwargs):
+        a = bind(name, params, args, kwargs, node)
+        if a["enabled"] is not False:
+            raise FrontendError("%s with enabled=%r: an autocast region computes in "
+                                "another dtype; only enabled=False is supported"
+                                % (name, a["enabled"]), node)
+    return handler
+
+
+_AUTOCAST = ["device_type", ("dtype", None), ("enabled", True), ("cache_enabled", None)]
+_DEVICE_AUTOCAST = [("enabled", True), ("dtype", None), ("cache_enabled", True)]
+CONTEXT_MANAGERS = {
+    "torch.no_grad": _no_grad("torch.no_grad"),
+    "torch.inference_mode": _no_grad("torch.inference_mode"),
+    "torch.autocast": _autocast("torch.autocast", _AUTOCAST),
+    "torch.amp.autocast": _autocast("torch.amp.autocast", _AUTOCAST),
+    "torch.cuda.amp.autocast": _autocast("torch.cuda.amp.autocast", _DEVICE_AUTOCAST),
+    "torch.cpu.amp.autocast": _autocast("torch.cpu.amp.autocast", _DEVICE_AUTOCAST),
+}
+
+
+def _autocast_enabled(tr, node, args, kwargs):
+    """torch.is_autocast_enabled(): False (the import is of the model run
+    without autocast, in the dtype it names)."""
+    bind("torch.is_autocast_enabled", [("device_type", None)], args, kwargs, node)
+    return False
+
+
+FUNCTIONS["torch.is_autocast_enabled"] = _autocast_enabled
 
 
 def register_function(name, handler):
@@ -753,15 +863,42 @@ FORWARD_ARGS = {
     "attention_mask": "mask", "mask": "mask", "causal_mask": "mask", "attn_mask": "mask",
     "position_ids": "positions",
     "shared_kv_states": "container",
+    "alibi": "alibi",
 }
 
-FORWARD_ARG_KINDS = ("activation", "rope", "cos", "sin", "mask", "positions", "container")
+# "alibi": the ALiBi bias Falcon's and Bloom's models pass their layers:
+# None when the config's `alibi` is false (Falcon 7B/40B, rotary instead),
+# else an error (tx.attention has no ALiBi bias).
+FORWARD_ARG_KINDS = ("activation", "rope", "cos", "sin", "mask", "positions", "container",
+                     "alibi")
+
 
 
 def register_forward_arg(name, kind):
     if kind not in FORWARD_ARG_KINDS:
         raise ValueError("unknown forward argument kind '%s'" % kind)
     FORWARD_ARGS[name] = kind
+
+
+# A parameter named <prefix><suffix> is of that kind too, its arguments
+# named after the suffix: Gemma 3's decoder layer takes two rotary tables,
+# position_embeddings_global and position_embeddings_local, which become
+# the argument pairs cos_global/sin_global and cos_local/sin_local.
+FORWARD_ARG_PREFIXES = {"position_embeddings_": "rope"}
+
+
+def forward_arg(name):
+    """(kind, suffix) of forward parameter `name`: (kind, None) for a name
+    of FORWARD_ARGS, (kind, suffix) for one of FORWARD_ARG_PREFIXES (a
+    non-empty identifier suffix), (None, None) for any other."""
+    if name in FORWARD_ARGS:
+        return FORWARD_ARGS[name], None
+    for prefix, kind in FORWARD_ARG_PREFIXES.items():
+        suffix = name[len(prefix):]
+        if name.startswith(prefix) and suffix and suffix.isidentifier():
+            return kind, suffix
+    return None, None
+
 
 # Config keys read when the config lacks them: HF sets _attn_implementation
 # at run time, and config.json leaves out PretrainedConfig's attributes that

@@ -68,6 +68,10 @@ class Translator(Ops):
             if isinstance(s.value, ast.Constant):
                 return  # docstring
             if self.in_init and self._is_super_init(s.value):
+                inst = env.get("self")
+                if isinstance(inst, V.Instance) and inst.table_base is not None and \
+                        inst.base_spec is None:
+                    self.init_table_base(inst, s.value, env)
                 return
             self.eval(s.value, env)
         elif isinstance(s, ast.Assign):
@@ -97,6 +101,10 @@ class Translator(Ops):
                 raise err
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
             pass
+        elif isinstance(s, ast.With):
+            for item in s.items:
+                self.context_manager(item, env)
+            self.run_block(s.body, env)
         elif isinstance(s, ast.Raise):
             # Reached at import (a size check HF's __init__ or forward
             # makes that fails on this config): what Python would raise.
@@ -107,6 +115,76 @@ class Translator(Ops):
             raise err
         else:
             raise FrontendError("unsupported statement '%s'" % type(s).__name__, s)
+
+    def context_manager(self, item, env):
+        """`with torch.no_grad():`, `with torch.autocast(..., enabled=False):`
+        (Nemotron's LayerNorm1P): the body runs as it is (inference, no
+        autocast: what the import computes). An autocast that is enabled
+        would change the dtypes of the body, any other context manager
+        anything: an error."""
+        e = item.context_expr
+        name = self.src.dotted(e.func) if isinstance(e, ast.Call) else None
+        if item.optional_vars is not None or name not in table.CONTEXT_MANAGERS:
+            raise FrontendError("'with %s' is not supported (only %s)"
+                                % (name or "this", ", ".join(
+                                    "%s(...)" % n for n in sorted(table.CONTEXT_MANAGERS))),
+                                item.context_expr)
+        kwargs = {}
+        for kw in e.keywords:
+            if kw.arg is None:
+                raise FrontendError("** in a context manager's arguments is not supported",
+                                    kw)
+            kwargs[kw.arg] = self.eval(kw.value, env)
+        table.CONTEXT_MANAGERS[name](self, e, self.elements(e.args, env), kwargs)
+
+    def table_base(self, cls):
+        """The torch module class of table.SUBCLASSES a class of the file
+        derives from (directly, or through classes of the file without an
+        __init__ of their own, whose super().__init__ would not reach it
+        here), or None."""
+        seen, init_seen = set(), False
+        while cls is not None and cls.name not in seen:
+            seen.add(cls.name)
+            has_init = any(isinstance(st, ast.FunctionDef) and st.name == "__init__"
+                           for st in cls.body)
+            if has_init and init_seen:
+                return None  # the __init__ that runs calls this one's: not run here
+            for b in cls.bases:
+                if self.src.dotted(b) in table.SUBCLASSES:
+                    return self.src.dotted(b)
+            init_seen = init_seen or has_init
+            cls = next((self.src.classes[b.id] for b in cls.bases
+                        if isinstance(b, ast.Name) and b.id in self.src.classes), None)
+        return None
+
+    def init_table_base(self, inst, call, env):
+        """super().__init__(...) of a class deriving from a torch module of
+        table.SUBCLASSES: the module, made as its factory makes it, and the
+        attributes PyTorch's class sets (weight, bias, ...)."""
+        args = self.elements(call.args, env)
+        kwargs = {}
+        for kw in call.keywords:
+            if kw.arg is None:
+                value = self.eval(kw.value, env)
+                if not isinstance(value, dict):
+                    raise FrontendError("** of %s is not supported" % self.describe(value),
+                                        kw)
+                kwargs.update(value)
+            else:
+                kwargs[kw.arg] = self.eval(kw.value, env)
+        self.make_table_base(inst, args, kwargs, call)
+
+    def make_table_base(self, inst, args, kwargs, node):
+        spec = table.MODULES[inst.table_base](self, node, inst.path, args, kwargs)
+        inst.base_spec = spec
+        if self.src.method(inst.cls, "forward", node, required=False) is None:
+            return  # the torch module itself (instantiate returns spec)
+        for name, value in table.SUBCLASSES[inst.table_base](self, spec, node).items():
+            inst.attrs[name] = value
+            if isinstance(value, V.Spec):
+                self.specs.append(value)
+            elif isinstance(value, V.LinearWeight):
+                self.specs.append(value.layer)
 
     def _is_super_init(self, e):
         return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
@@ -160,6 +238,16 @@ class Translator(Ops):
         op = type(s.op)
         current = self.eval(s.target, env)
         value = self.eval(s.value, env)
+        if isinstance(current, V.AttentionChain) and op in _TENSOR_BINOPS:
+            # scores /= math.sqrt(d) (Falcon), scores += mask: the chain
+            # object itself changes (every name bound to it sees it, as in
+            # PyTorch); other chains of the same scores become stale.
+            changed = self.chain_binop(_TENSOR_BINOPS[op], current, value, s)
+            current.origin["version"] += 1
+            current.origin["line"] = s.lineno
+            changed.version = current.origin["version"]
+            current.__dict__.update(changed.__dict__)
+            return
         if isinstance(current, (V.AttentionChain, V.RepeatedKV)):
             raise FrontendError("in-place operator on %s: not supported (write "
                                 "'x = x %s ...')" % (self.describe(current),
@@ -281,6 +369,11 @@ class Translator(Ops):
                 value = self.eval(value.node, {})
         if isinstance(value, V.Unavailable):
             raise FrontendError(value.why, e)
+        if isinstance(value, V.AttentionChain) and value.stale():
+            raise FrontendError("'%s' is %s as it was before they were changed in place "
+                                "at line %d: not supported (PyTorch may or may not see "
+                                "that change through it)"
+                                % (e.id, value.what(), value.origin["line"]), e)
         return value
 
     def eval_Tuple(self, e, env):
@@ -399,6 +492,14 @@ class Translator(Ops):
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
             return V.BoundMethod(base, name)
+        if isinstance(base, V.LinearWeight):
+            if name == "T":
+                return V.LinearWeight(base.layer, not base.transposed)
+            if name == "shape":
+                return base.sizes()
+            if name in ("dtype", "device"):
+                return "tensor.%s" % name
+            return V.BoundMethod(base, name)
         if isinstance(base, V.Param):
             if name == "shape":
                 return base.shape
@@ -510,7 +611,8 @@ class Translator(Ops):
                                 "dynamic): use -1 in views", node)
         return not isinstance(v, (V.Guard, V.Tensor, V.Spec, V.Instance, V.Container,
                                   V.ContainerRead, V.AttentionChain, V.RepeatedKV,
-                                  V.CausalMask, V.NormChain, V.Positions))
+                                  V.CausalMask, V.NormChain, V.Positions,
+                                  V.LinearWeight))
 
     def eval_UnaryOp(self, e, env):
         if isinstance(e.op, ast.Not):
@@ -657,7 +759,8 @@ class Translator(Ops):
                     layout = self.rotary_layout(func.node, bound, params, named, operands,
                                                 node)
                     return handler(self, node, positional, named,
-                                   interleaved=layout in ("interleaved", "pairs"))
+                                   interleaved=layout is not None and
+                                   rotary_check.LAYOUTS[layout][0])
                 return handler(self, node, [bound[n] for n in names], named)
             return self.inline(func.node, None, args, kwargs, node)
         if isinstance(func, V.ClassRef):
@@ -680,7 +783,7 @@ class Translator(Ops):
             x = self.one_arg(args, kwargs, node)
             if func.inplace:
                 return self.unary_into(func.kind, x, x, node)
-            return self.unary(func.kind, x, node)
+            return self.activation(func.kind, x, node)
         if isinstance(func, V.Identity):
             return self.one_arg(args, kwargs, node)
         if isinstance(func, V.SoftmaxModule):
@@ -930,9 +1033,10 @@ class Translator(Ops):
     def instantiate(self, cls_name, args, kwargs, node, path):
         factory = table.lookup_module(cls_name)
         if factory is not None and table.only_by_suffix_error(cls_name) and \
-                cls_name in self.src.classes and \
-                self.src.method(self.src.classes[cls_name], "forward", node,
-                                required=False) is not None:
+                cls_name in self.src.classes and (
+                    self.src.method(self.src.classes[cls_name], "forward", node,
+                                    required=False) is not None or
+                    self.table_base(self.src.classes[cls_name]) is not None):
             # A *LayerNorm class of the file with its own forward: what that
             # forward computes decides (F.layer_norm, or an error).
             factory = None
@@ -953,6 +1057,11 @@ class Translator(Ops):
         if cls is None:
             raise FrontendError("unknown module class '%s'" % cls_name, node)
         inst = V.Instance(cls, path)
+        inst.table_base = self.table_base(cls)
+        if inst.table_base is not None and \
+                self.src.method(cls, "__init__", node, required=False) is None:
+            # No __init__ of the file: the torch class's, on these arguments.
+            self.make_table_base(inst, args, kwargs, node)
         submodule = self.in_init
         err = self.run_init(inst, args, kwargs, node)
         if err is not None:
@@ -965,6 +1074,13 @@ class Translator(Ops):
                 "module '%s' (created at line %d) is used here, but its __init__ "
                 "could not be evaluated: line %s:%s: %s"
                 % (cls_name, node.lineno, err.line, err.col, err.message))
+        if inst.table_base is not None:
+            if inst.base_spec is None:
+                raise FrontendError("%s derives from %s, but its __init__ does not call "
+                                    "super().__init__(...): not supported"
+                                    % (cls_name, inst.table_base), node)
+            if self.src.method(cls, "forward", node, required=False) is None:
+                return inst.base_spec  # the torch module itself
         return inst
 
     def run_init(self, inst, args, kwargs, node):
@@ -1132,6 +1248,8 @@ class Translator(Ops):
             for name, attr in value.attrs.items():
                 if isinstance(attr, (V.Spec, V.Instance)):
                     self.rebase(attr, path + "." + name)
+                elif isinstance(attr, V.LinearWeight):
+                    self.rebase(attr.layer, path)  # the weight of the module itself
                 elif isinstance(attr, V.ModuleList):
                     for i, item in enumerate(attr.items):
                         self.rebase(item, "%s.%s.%d" % (path, name, i))
@@ -1178,6 +1296,9 @@ class Translator(Ops):
         if isinstance(v, V.Positions):
             return "the position ids (no tensor in tx: they select the rows of the " \
                 "rotary cos/sin arguments)"
+        if isinstance(v, V.LinearWeight):
+            return "the weight of 'self.%s' (an nn.Linear subclass with its own forward)" \
+                % v.layer.path
         if isinstance(v, V.Param):
             return "parameter 'self.%s'" % v.path
         if isinstance(v, V.Spec):

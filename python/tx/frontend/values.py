@@ -112,10 +112,21 @@ class AttentionChain:
     def __init__(self, q, k, node, scale=1.0, causal=False, probs=False):
         self.q, self.k, self.node = q, k, node
         self.scale, self.causal, self.probs = scale, causal, probs
+        # In-place operators (Falcon's `scores /= math.sqrt(d)`) change the
+        # chain object itself, as PyTorch writes the one tensor every name
+        # bound to it sees; any other chain of the same matmul (a dtype
+        # conversion, taken before) is then stale: `origin` counts the
+        # in-place changes, `version` is this value's (translate.eval_Name
+        # rejects a stale one).
+        self.origin, self.version = {"version": 0, "line": None}, 0
+
+    def stale(self):
+        return self.version != self.origin["version"]
 
     def but(self, **changes):
         c = AttentionChain(self.q, self.k, self.node, self.scale, self.causal, self.probs)
         c.capped, c.post, c.mark = self.capped, self.post, self.mark
+        c.origin, c.version = self.origin, self.version
         c.__dict__.update(changes)
         return c
 
@@ -269,6 +280,21 @@ class Norm(Spec):
         self.bias, self.offset, self.weight = bias, offset, weight
 
 
+class LinearWeight:
+    """`self.weight` of a class of the file deriving from nn.Linear with a
+    forward of its own (Falcon's FalconLinear: `input @ self.weight.T`):
+    `layer` is the weight alone (a tx.layer without bias; the bias, if any,
+    is the parameter `self.bias`), `transposed` after `.T` / `.t()`. Only
+    `x @ w.T` (torch.matmul, F.linear(x, w)) uses it: tx.linear."""
+
+    def __init__(self, layer, transposed=False):
+        self.layer, self.transposed = layer, transposed
+
+    def sizes(self):
+        out, inp = self.layer.out_features, self.layer.in_features
+        return (inp, out) if self.transposed else (out, inp)
+
+
 class Activation:
     """nn.SiLU/ReLU/GELU and ACT2FN[...]: `inplace` writes the input."""
 
@@ -308,6 +334,11 @@ class Instance:
     # the function's cos/sin; init_error says where its __init__ stopped.
     rotary = False
     init_error = None
+    # A class deriving from a torch module of table.SUBCLASSES (nn.Linear,
+    # nn.LayerNorm): that class's import path, and the module its
+    # super().__init__(...) made (a V.Linear / V.Norm; None until then).
+    table_base = None
+    base_spec = None
 
     def __init__(self, cls, path):
         self.cls = cls

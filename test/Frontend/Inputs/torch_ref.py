@@ -49,6 +49,7 @@ FORWARD_ARGS = {
     "attention_mask": "mask", "mask": "mask", "causal_mask": "mask", "attn_mask": "mask",
     "position_ids": "positions",
     "shared_kv_states": "container",
+    "alibi": "alibi",  # None: the config has no ALiBi (Falcon 7B)
 }
 
 
@@ -98,7 +99,13 @@ def transformers_stub():
         def forward(self, x):
             return x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))
 
-    act2fn = {"silu": nn.SiLU(), "swish": nn.SiLU(), "relu": nn.ReLU(), "gelu": nn.GELU(),
+    class ReLUSquared(nn.Module):
+        """transformers' ReLUSquaredActivation ("relu2")."""
+
+        def forward(self, x):
+            return torch.square(nn.functional.relu(x))
+
+    act2fn = {"relu2": ReLUSquared(), "silu": nn.SiLU(), "swish": nn.SiLU(), "relu": nn.ReLU(), "gelu": nn.GELU(),
               "gelu_pytorch_tanh": nn.GELU(approximate="tanh"),
               "gelu_new": nn.GELU(approximate="tanh"), "gelu_python": GELUPython(),
               "gelu_accurate": AccurateGELU()}
@@ -174,6 +181,7 @@ def transformers_stub():
         "ACT2FN": act2fn, "ROPE_INIT_FUNCTIONS": {"default": default_rope},
         "ALL_LAYERNORM_LAYERS": [nn.LayerNorm], "ALL_ATTENTION_FUNCTIONS": AttentionInterface(),
         "Conv1D": Conv1D, "GradientCheckpointingLayer": GradientCheckpointingLayer,
+        "get_activation": lambda name: act2fn[name],
         "deprecate_kwarg": deprecate_kwarg, "logging": logging_module,
         "Unpack": Typing, "FlashAttentionKwargs": Typing, "TransformersKwargs": Typing,
         "is_torch_flex_attn_available": lambda: False,
@@ -244,9 +252,25 @@ def config_class_defaults(cfg):
             getattr(cfg, "model_type", None) == "gemma2":
         cfg.layer_types = ["sliding_attention" if bool((i + 1) % 2) else "full_attention"
                            for i in range(cfg.num_hidden_layers)]
+    if getattr(cfg, "layer_types", None) is None and \
+            getattr(cfg, "model_type", None) in ("gemma3", "gemma3_text"):
+        # Gemma3TextConfig: one full layer in every sliding_window_pattern.
+        pattern = getattr(cfg, "sliding_window_pattern", 6)
+        cfg.layer_types = ["sliding_attention" if bool((i + 1) % pattern) else "full_attention"
+                           for i in range(cfg.num_hidden_layers)]
+
+
+# position_embeddings_<suffix>: a rotary table of its own (Gemma 3's
+# position_embeddings_global and position_embeddings_local), whose base is
+# the config key ROPE_BASE_KEYS gives for the suffix (rope_theta for others),
+# written as DIR/cos_<suffix>.npy and DIR/sin_<suffix>.npy.
+ROPE_PREFIX = "position_embeddings_"
+ROPE_BASE_KEYS = {"local": "rope_local_base_freq"}
 
 
 def kind_of(name):
+    if name.startswith(ROPE_PREFIX) and name[len(ROPE_PREFIX):].isidentifier():
+        return "rope"
     return FORWARD_ARGS.get(name)
 
 
@@ -347,14 +371,26 @@ def run(a):
         # forward computes cos/sin with its own rotary module (scaled ones
         # too): tx takes that module's table as its inputs.
         cos_h, sin_h = table
-    if a.rope == "halves":
-        cos = torch.cat([cos_h, cos_h], -1)[None]
-        sin = torch.cat([sin_h, sin_h], -1)[None]
-    elif a.rope == "interleaved":
-        cos = torch.repeat_interleave(cos_h, 2, dim=-1)[None]
-        sin = torch.repeat_interleave(sin_h, 2, dim=-1)[None]
-    else:
-        cos, sin = cos_h[None], sin_h[None]
+    def layout(c, s):
+        """(cos, sin) [T, rot / 2] as position_embeddings gives them."""
+        if a.rope == "halves":
+            return torch.cat([c, c], -1)[None], torch.cat([s, s], -1)[None]
+        if a.rope == "interleaved":
+            return (torch.repeat_interleave(c, 2, dim=-1)[None],
+                    torch.repeat_interleave(s, 2, dim=-1)[None])
+        return c[None], s[None]
+    cos, sin = layout(cos_h, sin_h)
+    # position_embeddings_<suffix> pairs: [T, rot / 2] each, from the base
+    # ROPE_BASE_KEYS names.
+    tables = {}
+    for name in inspect.signature(model.forward).parameters:
+        if kind_of(name) == "rope" and name != "position_embeddings":
+            suffix = name[len(ROPE_PREFIX):]
+            key = ROPE_BASE_KEYS.get(suffix, "rope_theta")
+            b = float(getattr(cfg, key, None) or base)
+            f = torch.arange(T).float()[:, None] * \
+                (1.0 / (b ** (torch.arange(0, rot, 2).float() / rot)))[None, :]
+            tables[name] = (suffix, f.cos(), f.sin())
     mask = torch.full((T, T), float("-inf")).triu(1)
     if a.window is not None:
         # HF's sliding-window causal mask (masking_utils: kv > q - window;
@@ -364,11 +400,13 @@ def run(a):
     mask = mask[None, None]
     call = {}
     for name in list(inspect.signature(model.forward).parameters):
-        kind = FORWARD_ARGS.get(name)
+        kind = kind_of(name)
         if kind == "activation":
             # A copy: forward may write hidden_states in place, and x.npy
             # must hold what it was given.
             call[name] = x.clone()
+        elif kind == "rope" and name in tables:
+            call[name] = layout(tables[name][1], tables[name][2])
         elif kind == "rope":
             call[name] = (cos, sin)
         elif kind in ("cos", "sin"):
@@ -379,12 +417,17 @@ def run(a):
             call[name] = {}
         elif kind == "positions":
             call[name] = torch.arange(T)[None]
+        elif kind == "alibi":
+            assert not getattr(cfg, "alibi", False), "ALiBi is not supported"
+            call[name] = None
     if a.checkpoint == "bf16":
         # A bf16 checkpoint: the weights and inputs rounded to bf16 by torch;
         # the model runs on exactly those values, in f32 or (--compute bf16)
         # in bf16.
         model.to(torch.bfloat16)
         x, cos_h, sin_h = (t.to(torch.bfloat16) for t in (x, cos_h, sin_h))
+        tables = {n: (sfx, c.to(torch.bfloat16), s.to(torch.bfloat16))
+                  for n, (sfx, c, s) in tables.items()}
         for name, v in list(call.items()):
             if kind_of(name) in ("activation", "rope", "cos", "sin", "mask"):
                 call[name] = bf16_args(v)
@@ -399,6 +442,9 @@ def run(a):
     np.save(os.path.join(a.dir, "x.npy"), x[0].float().numpy())
     np.save(os.path.join(a.dir, "cos.npy"), cos_h.float().numpy())
     np.save(os.path.join(a.dir, "sin.npy"), sin_h.float().numpy())
+    for suffix, c, s in tables.values():
+        np.save(os.path.join(a.dir, "cos_%s.npy" % suffix), c.float().numpy())
+        np.save(os.path.join(a.dir, "sin_%s.npy" % suffix), s.float().numpy())
     np.save(os.path.join(a.dir, "expected.npy"), out[0].float().numpy())
     save_containers(a.dir, call)
     state = {a.prefix + k: v for k, v in model.state_dict().items()}

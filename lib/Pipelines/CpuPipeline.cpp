@@ -127,6 +127,8 @@ static void addTxToCPUPasses(OpPassManager &pm, const TxToCPUOptions &options,
   // ops) the calls are per lane, through vector.extract/insert.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // bf16 vectors of 8k+1 lanes crash LLVM's X86 back end: moved in two.
+  pm.addNestedPass<func::FuncOp>(createTxCpuSplitOddBf16Vectors());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());

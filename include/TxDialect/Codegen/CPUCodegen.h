@@ -3,6 +3,7 @@
 // The CPU code generation of tx-to-cpu (lib/Codegen/CPU): its passes
 // (CPUPasses.td: tx-outline-identical-layers, tx-cpu-tile-and-vectorize,
 // tx-split-deallocs, tx-cpu-collapse-parallel-loops,
+// tx-cpu-split-odd-bf16-vectors,
 // tx-lower-structured-control-flow) and the accumulator
 // hoisting tx-cpu-tile-and-vectorize runs.
 //

@@ -104,6 +104,24 @@ def TxCpuCollapseParallelLoops
                            "::mlir::scf::SCFDialect"];
 }
 
+def TxCpuSplitOddBf16Vectors
+    : Pass<"tx-cpu-split-odd-bf16-vectors", "::mlir::func::FuncOp"> {
+  let summary = "Move bf16 vectors of 8k+1 lanes as 8k lanes and one";
+  let description = [{
+    LLVM 22's X86 back end aborts ("Do not know how to soft promote this
+    operator's operand") on a load or store of a vector of 8k+1 bf16 lanes
+    (9, 17, 25, ...) when the CPU has avx512bf16: a bf16 row or static op
+    whose last dimension is such a size crashed tx-run. Every 1-D
+    `vector.load` / `vector.store` and in-bounds, unmasked
+    `vector.transfer_read` / `vector.transfer_write` of such a vector becomes
+    two, of its first 8k lanes and of its last one, joined by
+    `vector.insert_strided_slice` (split by `vector.extract_strided_slice`).
+    tx-to-cpu runs it before convert-vector-to-llvm.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TxLowerStructuredControlFlow
     : Pass<"tx-lower-structured-control-flow", "::mlir::func::FuncOp"> {
   let summary = "Lower scf to cf, the last loop of a block first";

@@ -62,13 +62,31 @@ void executeThreadIntrinsic(IntrinsicKind kind, const char *args,
 
 //===-- Memory the device knows ----------------------------------------===//
 
-enum class RegionKind { DeviceAlloc, HostRegistered, Shared, ModuleGlobal };
+/// FreedDevice: a device allocation freed while its memory is still held
+/// back (quarantined, Graphs.cpp), so that a late use of it is reported.
+enum class RegionKind {
+  DeviceAlloc,
+  HostRegistered,
+  Shared,
+  ModuleGlobal,
+  FreedDevice
+};
 
 void addRegion(const void *start, uint64_t bytes, RegionKind kind,
                std::string name = {});
-/// True when `address` lies in a device allocation (mgpuMemAlloc).
+/// True when `address` lies in a device allocation (mgpuMemAlloc), live or
+/// freed.
 bool isDeviceMemory(const void *address);
 void removeRegion(const void *start);
+/// The device allocation at `start` was freed: its region stays, as
+/// FreedDevice, until removeRegion.
+void retireRegion(const void *start);
+/// Checks a copy's or memset's range on the host side of the device
+/// (`what`: "mgpuMemcpy source", ...): a range that starts in a device
+/// allocation must end in it, and none may touch freed device memory.
+/// Host memory the device does not know is not checked (cudaMemcpy takes
+/// pageable host memory). False (after reporting) when the range is bad.
+bool checkTransfer(const void *address, uint64_t bytes, const char *what);
 /// How a checked access uses memory (race tracking in shared memory).
 enum class AccessKind : int32_t {
   Load,     // a thread reads

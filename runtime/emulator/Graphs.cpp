@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 
 using namespace tx::emulator;
@@ -54,6 +55,18 @@ uint64_t memoryLimit() {
 std::map<void *, uint64_t> &liveAllocations() {
   static std::map<void *, uint64_t> live;
   return live;
+}
+
+/// Freed allocations whose memory is held back, oldest first, up to
+/// kQuarantineBytes (the newest is always held).
+struct Quarantine {
+  std::deque<std::pair<void *, uint64_t>> blocks;
+  uint64_t bytes = 0;
+};
+constexpr uint64_t kQuarantineBytes = 256ull << 20;
+Quarantine &quarantine() {
+  static Quarantine q;
+  return q;
 }
 } // namespace
 
@@ -85,10 +98,24 @@ void tx::emulator::freeDeviceMemory(void *ptr) {
   auto it = liveAllocations().find(ptr);
   if (it == liveAllocations().end())
     return reportError("mgpuMemFree: pointer is not a live device allocation");
-  mutableStatistics().deviceBytesInUse -= it->second;
+  uint64_t bytes = it->second;
+  mutableStatistics().deviceBytesInUse -= bytes;
   liveAllocations().erase(it);
-  removeRegion(ptr);
-  std::free(ptr);
+  // Held back, not returned: a kernel, copy or memset that uses the memory
+  // after its free is reported (instead of reading whatever was there), and
+  // what escapes the checks reads NaN (0xff bytes).
+  std::memset(ptr, 0xff, bytes);
+  retireRegion(ptr);
+  auto &held = quarantine();
+  held.bytes += bytes;
+  held.blocks.emplace_back(ptr, bytes);
+  while (held.bytes > kQuarantineBytes && held.blocks.size() > 1) {
+    auto [oldest, oldestBytes] = held.blocks.front();
+    held.blocks.pop_front();
+    held.bytes -= oldestBytes;
+    removeRegion(oldest);
+    std::free(oldest);
+  }
 }
 
 //===-- Graphs --------------------------------------------------------------===//

@@ -60,6 +60,8 @@ const char *kindName(RegionKind kind) {
     return "shared memory";
   case RegionKind::ModuleGlobal:
     return "module global";
+  case RegionKind::FreedDevice:
+    return "freed device allocation";
   }
   return "region";
 }
@@ -99,6 +101,14 @@ void tx::emulator::addRegion(const void *start, uint64_t bytes,
 void tx::emulator::removeRegion(const void *start) {
   std::lock_guard<std::mutex> lock(regionsMutex());
   regions().erase(reinterpret_cast<uintptr_t>(start));
+  regionsGeneration.fetch_add(1, std::memory_order_release);
+}
+
+void tx::emulator::retireRegion(const void *start) {
+  std::lock_guard<std::mutex> lock(regionsMutex());
+  auto it = regions().find(reinterpret_cast<uintptr_t>(start));
+  if (it != regions().end())
+    it->second.kind = RegionKind::FreedDevice;
   regionsGeneration.fetch_add(1, std::memory_order_release);
 }
 
@@ -252,6 +262,12 @@ void tx::emulator::checkAccess(const void *address, uint64_t bytes,
   Region *region = findRegion(a, bytes);
   if (!region)
     return reportOutOfBounds(address, bytes, function, accessName(kind));
+  if (region->kind == RegionKind::FreedDevice)
+    return reportError(describeCurrentThread() + ": use of freed memory: " +
+                       std::to_string(bytes) + "-byte " + accessName(kind) +
+                       " in '" + function + "'" + at(a) + " (offset " +
+                       std::to_string(a - region->start) + " of the " +
+                       describeRegion(region->start, *region) + ")");
   if (region->kind != RegionKind::Shared)
     return;
   uintptr_t start = region->start;
@@ -273,11 +289,61 @@ bool tx::emulator::isDeviceMemory(const void *address) {
   auto it = map.upper_bound(a);
   while (it != map.begin()) {
     --it;
+    bool device = it->second.kind == RegionKind::DeviceAlloc ||
+                  it->second.kind == RegionKind::FreedDevice;
     if (a < it->first + it->second.bytes)
-      return it->second.kind == RegionKind::DeviceAlloc;
+      return device;
     // Device allocations do not overlap: the nearest one decides.
-    if (it->second.kind == RegionKind::DeviceAlloc)
+    if (device)
       return false;
   }
+  return false;
+}
+
+bool tx::emulator::checkTransfer(const void *address, uint64_t bytes,
+                                 const char *what) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  std::string error;
+  {
+    std::lock_guard<std::mutex> lock(regionsMutex());
+    auto &map = regions();
+    // Device allocations (live or freed) do not overlap one another: the
+    // nearest one starting at or before `a`, and those starting inside the
+    // range, are all that can be touched.
+    auto it = map.upper_bound(a);
+    if (it != map.begin()) {
+      auto prev = std::prev(it);
+      for (;; --prev) {
+        const Region &r = prev->second;
+        bool device = r.kind == RegionKind::DeviceAlloc ||
+                      r.kind == RegionKind::FreedDevice;
+        if (device) {
+          uint64_t end = prev->first + r.bytes;
+          if (a < end) {
+            if (r.kind == RegionKind::FreedDevice)
+              error = "is freed memory (offset " +
+                      std::to_string(a - prev->first) + " of the " +
+                      describeRegion(prev->first, r) + ")";
+            else if (a + bytes > end)
+              error = "runs " + std::to_string(a + bytes - end) +
+                      " byte(s) past the end of the " +
+                      describeRegion(prev->first, r);
+          }
+          break;
+        }
+        if (prev == map.begin())
+          break;
+      }
+    }
+    for (; error.empty() && it != map.end() && it->first < a + bytes; ++it)
+      if (it->second.kind == RegionKind::DeviceAlloc ||
+          it->second.kind == RegionKind::FreedDevice)
+        error = "overlaps the " + describeRegion(it->first, it->second) +
+                " without starting in it";
+  }
+  if (error.empty())
+    return true;
+  reportError(std::string(what) + ": " + std::to_string(bytes) +
+              "-byte range" + at(a) + " " + error);
   return false;
 }

@@ -121,6 +121,9 @@ TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
     return;
   if (!dst || !src)
     return reportError("mgpuMemcpy: null pointer");
+  if (!checkTransfer(dst, sizeBytes, "mgpuMemcpy destination") ||
+      !checkTransfer(src, sizeBytes, "mgpuMemcpy source"))
+    return;
   if (graphTakesCopy(dst, src, sizeBytes))
     return;
   Statistics &stats = mutableStatistics();
@@ -134,6 +137,12 @@ TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
 
 TX_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
                             void * /*stream*/) {
+  if (count == 0)
+    return;
+  if (!dst)
+    return reportError("mgpuMemset32: null pointer");
+  if (!checkTransfer(dst, count * 4, "mgpuMemset32 destination"))
+    return;
   if (graphTakesMemset(dst, value, count, 4))
     return;
   auto *p = static_cast<unsigned int *>(dst);
@@ -143,6 +152,12 @@ TX_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
 
 TX_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
                             void * /*stream*/) {
+  if (count == 0)
+    return;
+  if (!dst)
+    return reportError("mgpuMemset16: null pointer");
+  if (!checkTransfer(dst, count * 2, "mgpuMemset16 destination"))
+    return;
   if (graphTakesMemset(dst, value, count, 2))
     return;
   auto *p = static_cast<unsigned short *>(dst);

@@ -51,4 +51,54 @@ module {
     }
     return %buf : memref<32xf32>
   }
+
+  // Host code that uses device memory after freeing it, or past its end:
+  // freed device memory is held back (and filled with NaN bytes) for a
+  // while, so each is reported, never a read of whatever is there.
+  func.func @copy_after_free(%buf: memref<16xf32>) -> memref<16xf32> {
+    %t0 = gpu.wait async
+    %d, %t1 = gpu.alloc async [%t0] () : memref<16xf32>
+    %t2 = gpu.memcpy async [%t1] %d, %buf : memref<16xf32>, memref<16xf32>
+    %t3 = gpu.dealloc async [%t2] %d : memref<16xf32>
+    %t4 = gpu.memcpy async [%t3] %buf, %d : memref<16xf32>, memref<16xf32>
+    gpu.wait [%t4]
+    return %buf : memref<16xf32>
+  }
+
+  func.func @copy_past_end(%buf: memref<32xf32>) -> memref<32xf32> {
+    %t0 = gpu.wait async
+    %d, %t1 = gpu.alloc async [%t0] () : memref<16xf32>
+    %w = memref.reinterpret_cast %d to offset: [0], sizes: [32], strides: [1]
+        : memref<16xf32> to memref<32xf32>
+    %t2 = gpu.memcpy async [%t1] %buf, %w : memref<32xf32>, memref<32xf32>
+    %t3 = gpu.dealloc async [%t2] %d : memref<16xf32>
+    gpu.wait [%t3]
+    return %buf : memref<32xf32>
+  }
+
+  func.func @memset_after_free(%buf: memref<16xf32>) -> memref<16xf32> {
+    %z = arith.constant 0.0 : f32
+    %t0 = gpu.wait async
+    %d, %t1 = gpu.alloc async [%t0] () : memref<16xf32>
+    %t2 = gpu.dealloc async [%t1] %d : memref<16xf32>
+    %t3 = gpu.memset async [%t2] %d, %z : memref<16xf32>, f32
+    gpu.wait [%t3]
+    return %buf : memref<16xf32>
+  }
+
+  func.func @kernel_after_free(%buf: memref<16xf32>) -> memref<16xf32> {
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %t0 = gpu.wait async
+    %d, %t1 = gpu.alloc async [%t0] () : memref<16xf32>
+    %t2 = gpu.dealloc async [%t1] %d : memref<16xf32>
+    gpu.wait [%t2]
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c16, %sy = %c1, %sz = %c1) {
+      %v = memref.load %d[%tx] : memref<16xf32>
+      memref.store %v, %buf[%tx] : memref<16xf32>
+      gpu.terminator
+    }
+    return %buf : memref<16xf32>
+  }
 }

@@ -568,9 +568,12 @@ def Tx_RotaryOp : Tx_Op<"rotary"> {
 def Tx_AttentionOp : Tx_Op<"attention"> {
   let summary = "Scaled dot-product attention with grouped-query heads";
   let description = [{
-    `query` is `[tokens, q_heads, head_dim]`, `key` and `value` are
-    `[kv_tokens, kv_heads, head_dim]` with `q_heads % kv_heads == 0` (query
-    head `h` reads kv head `h / (q_heads / kv_heads)`). With T tokens and S
+    `query` is `[tokens, q_heads, head_dim]`, `key` is
+    `[kv_tokens, kv_heads, head_dim]` and `value` `[kv_tokens, kv_heads,
+    v_head_dim]` with `q_heads % kv_heads == 0` (query head `h` reads kv
+    head `h / (q_heads / kv_heads)`); the result is `[tokens, q_heads,
+    v_head_dim]`. `v_head_dim` is usually `head_dim`; MLA (DeepSeek-V2/V3)
+    has its own. With T tokens and S
     kv_tokens, query `t` is at position `t + (S - T)` (aligned at the end,
     as a decode step after a cache). `causal`: key `s` is visible to query
     `t` when `s <= t + (S - T)`.

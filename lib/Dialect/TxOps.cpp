@@ -776,8 +776,13 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << name
                            << " must be [tokens, heads, head_dim], got "
                            << ShapeStr{t.getShape()};
-  if (failed(verifySameShape(*this, k, v, "key", "value")))
-    return failure();
+  // Key and value: the same tokens and heads; the value's head_dim is its
+  // own (MLA: DeepSeek's v_head_dim differs from the qk head_dim).
+  for (int64_t i = 0; i < 2; ++i)
+    if (!dimsCompatible(k.getDimSize(i), v.getDimSize(i)))
+      return emitOpError() << "key shape " << ShapeStr{k.getShape()}
+                           << " and value shape " << ShapeStr{v.getShape()}
+                           << " differ in " << (i == 0 ? "tokens" : "heads");
   if (!dimsCompatible(q.getDimSize(2), k.getDimSize(2)))
     return emitOpError() << "query head_dim " << q.getDimSize(2)
                          << " differs from key head_dim " << k.getDimSize(2);
@@ -802,7 +807,19 @@ LogicalResult AttentionOp::verify() {
     if (!(softcap.getValueAsDouble() > 0.0))
       return emitOpError() << "softcap must be positive, got "
                            << softcap.getValueAsDouble();
-  return verifyElementwiseResult(*this, getQuery(), getResult(), "result");
+  // The result: [query tokens, query heads, value head_dim].
+  auto r = cast<MemRefType>(getResult().getType());
+  if (failed(verifySameElementType(*this, q, r, "query", "result")))
+    return failure();
+  SmallVector<int64_t> expected = {q.getDimSize(0), q.getDimSize(1),
+                                   v.getDimSize(2)};
+  if (r.getRank() != 3 ||
+      failed(verifyCompatibleShape(r.getShape(), expected)))
+    return emitOpError() << "result shape " << ShapeStr{r.getShape()}
+                         << " is not [query tokens, query heads, value "
+                            "head_dim] = "
+                         << ShapeStr{expected};
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

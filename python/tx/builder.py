@@ -267,15 +267,18 @@ class FunctionBuilder:
     def attention(self, q, k, v, scale, causal=False, window=None, softcap=None,
                   name=None):
         """window: a sliding window (key s visible to query t when t - s <
-        window; needs causal); softcap: Gemma 2's c * tanh(score / c)."""
+        window; needs causal); softcap: Gemma 2's c * tanh(score / c). The
+        result has v's head_dim (MLA's differs from q's and k's)."""
         attrs = " causal" if causal else ""
         if window is not None:
             attrs += " window %d" % int(window)
         if softcap is not None:
             attrs += " softcap %s" % _float(softcap)
-        return self._op(name or "attn", q.type,
+        # [tokens, q_heads, v_head_dim]: v's head_dim may differ (MLA).
+        out = q.type.with_last(v.type.shape[-1])
+        return self._op(name or "attn", out,
                         "tx.attention %s, %s, %s scale %s%s : %s, %s, %s -> %s"
-                        % (q, k, v, _float(scale), attrs, q.type, k.type, v.type, q.type))
+                        % (q, k, v, _float(scale), attrs, q.type, k.type, v.type, out))
 
     def unary(self, kind, x, name=None):
         """kind: silu, gelu, gelu_tanh, relu, neg, exp."""

@@ -101,6 +101,24 @@ def test_builder_window_softcap_weightless_norm():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def test_builder_attention_value_head_dim():
+    """attention() with v's head_dim differing from q's and k's (MLA): the
+    result has v's; with window 1 each query sees only its own key, so the
+    output is v repeated over the query heads."""
+    b = tx.ModuleBuilder()
+    with b.function("forward", q=tx.memref(None, 2, 8), k=tx.memref(None, 1, 8),
+                    v=tx.memref(None, 1, 6)) as f:
+        q, k, v = f.args
+        a = f.attention(q, k, v, scale=0.5, causal=True, window=1)
+        assert str(a.type) == "memref<?x2x6xf32>"
+        f.ret(a)
+    rng = np.random.default_rng(4)
+    qv, kv = (rng.standard_normal((5, h, 8)).astype(np.float32) for h in (2, 1))
+    vv = rng.standard_normal((5, 1, 6)).astype(np.float32)
+    got, = b.build().compile_cpu().invoke("forward", qv, kv, vv)
+    np.testing.assert_array_equal(got, np.repeat(vv, 2, axis=1))
+
+
 def test_builder_rotary_interleaved():
     """rotary(interleaved=True) rotates the pairs (2i, 2i+1) by angle i (GPT-J,
     Cohere); without it the halves."""

@@ -530,9 +530,10 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto qType = cast<MemRefType>(op.getQuery().getType());
     auto kType = cast<MemRefType>(op.getKey().getType());
+    auto vType = cast<MemRefType>(op.getValue().getType());
     int64_t hq = qType.getDimSize(1), hkv = kType.getDimSize(1);
     if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
-        qType.isDynamicDim(2))
+        qType.isDynamicDim(2) || vType.isDynamicDim(2))
       return rewriter.notifyMatchFailure(op, "dynamic head counts or head_dim");
     int64_t groups = hq / hkv;
     Location loc = op.getLoc();
@@ -541,16 +542,13 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     Type f32 = b.getF32Type();
     Type elemType = qType.getElementType();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
-    int64_t headDim = qType.getDimSize(2);
+    int64_t headDim = qType.getDimSize(2), vHeadDim = vType.getDimSize(2);
 
     CheckedBuffer query = checked("query", op.getQuery(), q);
     CheckedBuffer key = checked("key", op.getKey(), k);
     CheckedBuffer value = checked("value", op.getValue(), v);
-    checkSameShape(b, op, key, value);
-    checkDimEquals(b, op, key, 2, headDim, "the query's head_dim");
-    checkDimEquals(b, op, value, 2, headDim, "the query's head_dim");
+    checkAttentionShapes(b, op, query, key, value, headDim);
     auto resType = cast<MemRefType>(op.getResult().getType());
-    checkResultShape(b, op, query, resType);
 
     Value tLen = memref::DimOp::create(b, loc, q, 0);
     Value sLen = memref::DimOp::create(b, loc, k, 0);
@@ -570,7 +568,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     Value rowSum = memref::AllocOp::create(
         b, loc, MemRefType::get({hkv, groups, T}, f32), tDyn);
     Value acc = memref::AllocOp::create(
-        b, loc, MemRefType::get({hkv, groups, T, headDim}, f32), tDyn);
+        b, loc, MemRefType::get({hkv, groups, T, vHeadDim}, f32), tDyn);
 
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     auto map = [&](unsigned n, ArrayRef<AffineExpr> e) {

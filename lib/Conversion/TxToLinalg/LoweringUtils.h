@@ -3,6 +3,7 @@
 #ifndef TX_LIB_CONVERSION_TXTOLINALG_LOWERINGUTILS_H
 #define TX_LIB_CONVERSION_TXTOLINALG_LOWERINGUTILS_H
 
+#include "TxDialect/TxOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -165,6 +166,12 @@ void checkSameShape(OpBuilder &b, Operation *op, const CheckedBuffer &lhs,
 /// has dynamic must match it: the lowering sizes the loops by the result.
 void checkResultShape(OpBuilder &b, Operation *op, const CheckedBuffer &input,
                       MemRefType result, StringRef resultName = "result");
+/// The run-time checks both attention lowerings make: key and value have
+/// the same tokens and heads, the key's head_dim is the query's `headDim`,
+/// and the result's static sizes match the query's tokens and heads.
+void checkAttentionShapes(OpBuilder &b, AttentionOp op,
+                          const CheckedBuffer &query, const CheckedBuffer &key,
+                          const CheckedBuffer &value, int64_t headDim);
 /// The most general form: when the i1 `failed` holds at run time, the program
 /// stops with `message`, whose `{0}` and `{1}` are replaced by the index
 /// values `lhs` and `rhs`. The message is prefixed with `op`'s name and

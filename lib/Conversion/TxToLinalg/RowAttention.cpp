@@ -51,10 +51,12 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto qType = cast<MemRefType>(op.getQuery().getType());
     auto kType = cast<MemRefType>(op.getKey().getType());
+    auto vType = cast<MemRefType>(op.getValue().getType());
     int64_t hq = qType.getDimSize(1), hkv = kType.getDimSize(1);
-    int64_t headDim = qType.getDimSize(2);
+    int64_t headDim = qType.getDimSize(2), vHeadDim = vType.getDimSize(2);
     if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
-        ShapedType::isDynamic(headDim) || headDim == 0)
+        ShapedType::isDynamic(headDim) || headDim == 0 ||
+        ShapedType::isDynamic(vHeadDim) || vHeadDim == 0)
       return rewriter.notifyMatchFailure(op, "dynamic head counts or head_dim");
     int64_t groups = hq / hkv;
     Location loc = op.getLoc();
@@ -66,11 +68,8 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
     CheckedBuffer query = checked("query", op.getQuery(), q);
     CheckedBuffer key = checked("key", op.getKey(), k);
     CheckedBuffer value = checked("value", op.getValue(), v);
-    checkSameShape(b, op, key, value);
-    checkDimEquals(b, op, key, 2, headDim, "the query's head_dim");
-    checkDimEquals(b, op, value, 2, headDim, "the query's head_dim");
+    checkAttentionShapes(b, op, query, key, value, headDim);
     auto resType = cast<MemRefType>(op.getResult().getType());
-    checkResultShape(b, op, query, resType);
 
     Value out = allocLike(b, loc, resType, q);
     Value tLen = memref::DimOp::create(b, loc, q, 0);
@@ -88,7 +87,8 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
     Value negInf =
         floatConst(b, loc, f32, -std::numeric_limits<double>::infinity());
     Value scale = floatConst(b, loc, f32, op.getScale().convertToDouble());
-    auto vecType = VectorType::get({headDim}, f32);
+    // Sums of value rows: v_head_dim vectors.
+    auto vecType = VectorType::get({vHeadDim}, f32);
     Value zeroVec = arith::ConstantOp::create(
         b, loc, vecType, DenseElementsAttr::get(vecType, b.getF32FloatAttr(0)));
     // Key s is visible to query t when s <= t + (S - T), and with a window
@@ -152,7 +152,7 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
       Value score = memref::LoadOp::create(b, loc, rows, ValueRange{h, s});
       Value p = math::ExpOp::create(
           b, loc, arith::SubFOp::create(b, loc, score, rowMax));
-      Value vRow = loadRow(b, loc, v, ValueRange{s, kh}, headDim);
+      Value vRow = loadRow(b, loc, v, ValueRange{s, kh}, vHeadDim);
       Value pv = vector::BroadcastOp::create(b, loc, vecType, p);
       Value acc = vector::FMAOp::create(b, loc, pv, vRow,
                                         sumLoop.getRegionIterArgs()[1]);
@@ -170,7 +170,7 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
     r = arith::SelectOp::create(b, loc, isEmpty, zeroVec, r);
     if (elemType != f32)
       r = arith::TruncFOp::create(
-          b, loc, VectorType::get({headDim}, elemType), r);
+          b, loc, VectorType::get({vHeadDim}, elemType), r);
     vector::StoreOp::create(b, loc, r, out, ValueRange{t, h, c0});
 
     rewriter.replaceOp(op, out);

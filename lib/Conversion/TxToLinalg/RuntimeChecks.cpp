@@ -161,6 +161,17 @@ void tx::detail::checkResultShape(OpBuilder &b, Operation *op,
                          .str());
 }
 
+void tx::detail::checkAttentionShapes(OpBuilder &b, AttentionOp op,
+                                      const CheckedBuffer &query,
+                                      const CheckedBuffer &key,
+                                      const CheckedBuffer &value,
+                                      int64_t headDim) {
+  checkDimsEqual(b, op, key, 0, value, 0);
+  checkDimsEqual(b, op, key, 1, value, 1);
+  checkDimEquals(b, op, key, 2, headDim, "the query's head_dim");
+  checkResultShape(b, op, query, cast<MemRefType>(op.getResult().getType()));
+}
+
 std::string tx::formatRuntimeCheckFailure(ArrayAttr table, int64_t check,
                                           int64_t lhs, int64_t rhs) {
   StringAttr entry;

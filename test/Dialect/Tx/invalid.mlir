@@ -595,8 +595,33 @@ func.func @f(%q: memref<?x4x16xf32>, %k: memref<?x2x8xf32>) {
 // -----
 
 func.func @f(%q: memref<?x4x16xf32>, %k: memref<?x2x16xf32>, %v: memref<?x1x16xf32>) {
-  // expected-error @+1 {{key shape ?x2x16 does not match value shape ?x1x16}}
+  // expected-error @+1 {{key shape ?x2x16 and value shape ?x1x16 differ in heads}}
   %0 = tx.attention %q, %k, %v scale 0.25 : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x1x16xf32> -> memref<?x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x4x16xf32>, %k: memref<5x2x16xf32>, %v: memref<6x2x16xf32>) {
+  // expected-error @+1 {{key shape 5x2x16 and value shape 6x2x16 differ in tokens}}
+  %0 = tx.attention %q, %k, %v scale 0.25 : memref<?x4x16xf32>, memref<5x2x16xf32>, memref<6x2x16xf32> -> memref<?x4x16xf32>
+  return
+}
+
+// -----
+
+// The value's head_dim is its own (MLA), and so is the result's.
+func.func @f(%q: memref<?x4x16xf32>, %k: memref<?x2x16xf32>, %v: memref<?x2x12xf32>) {
+  // expected-error @+1 {{result shape ?x4x16 is not [query tokens, query heads, value head_dim] = ?x4x12}}
+  %0 = tx.attention %q, %k, %v scale 0.25 : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x12xf32> -> memref<?x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<?x4x16xf32>, %k: memref<?x2x16xf32>) {
+  // expected-error @+1 {{result shape ?x2x16 is not [query tokens, query heads, value head_dim] = ?x4x16}}
+  %0 = tx.attention %q, %k, %k scale 0.25 : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x16xf32> -> memref<?x2x16xf32>
   return
 }
 

@@ -102,7 +102,8 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true,
 
   // CHECK-LABEL: func.func @transformer
   func.func @transformer(%x: memref<?x64xf32>, %w: memref<64xf32>, %q: memref<?x4x16xf32>,
-                         %k: memref<?x2x16xf32>, %cos: memref<?x8xf32>, %sin: memref<?x8xf32>) {
+                         %k: memref<?x2x16xf32>, %cos: memref<?x8xf32>, %sin: memref<?x8xf32>,
+                         %v12: memref<?x2x12xf32>) {
     // CHECK: tx.rmsnorm %{{.+}}, %{{.+}} eps 9.9999999999999995E-7 : memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>
     %0 = tx.rmsnorm %x, %w eps 1.0e-6 : memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>
     // CHECK: tx.add_rmsnorm %{{.+}}, %{{.+}}, %{{.+}} eps 9.9999999999999995E-7 : memref<?x64xf32>, memref<?x64xf32>, memref<64xf32> -> memref<?x64xf32>, memref<?x64xf32>
@@ -113,6 +114,9 @@ module attributes {tx.config = #tx.config<tp_size = 2, sequence_parallel = true,
     %4 = tx.attention %q, %k, %k scale 0.25 causal : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x16xf32> -> memref<?x4x16xf32>
     // CHECK: tx.attention %{{.+}} scale 1.250000e-01 :
     %5 = tx.attention %q, %k, %k scale 0.125 : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x16xf32> -> memref<?x4x16xf32>
+    // A value head_dim of its own (MLA): the result has it.
+    // CHECK: tx.attention %{{.+}} : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x12xf32> -> memref<?x4x12xf32>
+    %6 = tx.attention %q, %k, %v12 scale 0.125 : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x12xf32> -> memref<?x4x12xf32>
     return
   }
 

@@ -30,4 +30,14 @@ module {
     %o = tx.attention %q, %k, %v scale 0.9 causal window 3 softcap 1.5 : memref<?x4x8xbf16>, memref<?x2x8xbf16>, memref<?x2x8xbf16> -> memref<?x4x8xbf16>
     return %o : memref<?x4x8xbf16>
   }
+  // MLA's shapes (DeepSeek-V2/V3): q and k with head_dim 16 (nope + rope
+  // parts), v with head_dim 12; the result has v's. GQA 4 over 2 heads.
+  func.func @mla(%q: memref<?x4x16xf32>, %k: memref<?x2x16xf32>, %v: memref<?x2x12xf32>) -> memref<?x4x12xf32> {
+    %o = tx.attention %q, %k, %v scale 0.3 causal : memref<?x4x16xf32>, memref<?x2x16xf32>, memref<?x2x12xf32> -> memref<?x4x12xf32>
+    return %o : memref<?x4x12xf32>
+  }
+  func.func @mla_bf16(%q: memref<?x4x16xbf16>, %k: memref<?x2x16xbf16>, %v: memref<?x2x12xbf16>) -> memref<?x4x12xbf16> {
+    %o = tx.attention %q, %k, %v scale 0.3 causal : memref<?x4x16xbf16>, memref<?x2x16xbf16>, memref<?x2x12xbf16> -> memref<?x4x12xbf16>
+    return %o : memref<?x4x12xbf16>
+  }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """numpy references for attention-variants.test (Inputs/attention-variants.mlir):
-tx.attention with a sliding window and soft-capping, computed in f64 with
+tx.attention with a sliding window and soft-capping, and with a value
+head_dim of its own (MLA), computed in f64 with
 the masks written out as HF builds them (masking_utils: causal `kv <= q`,
 sliding window `kv > q - window`, queries at positions S - T ... S - 1) and
 Gemma 2's soft-capping `c * tanh(x / c)` of the scaled scores before the
@@ -24,7 +25,7 @@ def attention(q, k, v, scale, causal, window=None, softcap=None):
     t, hq, _ = q.shape
     s, hkv, _ = k.shape
     g = hq // hkv
-    out = np.zeros_like(q)
+    out = np.zeros((t, hq, v.shape[2]), q.dtype)  # v_head_dim may differ
     pos = np.arange(t)[:, None] + (s - t)  # query positions
     key = np.arange(s)[None, :]
     visible = np.ones((t, s), bool)
@@ -58,6 +59,8 @@ def reference(ins):
         return [attention(q, k, v, 0.9, True, window=4, softcap=1.5)]
     if fn == "window_bf16":
         return [attention(q, k, v, 0.9, True, window=3, softcap=1.5)]
+    if fn in ("mla", "mla_bf16"):
+        return [attention(q, k, v, 0.3, True)]
     sys.exit(f"attention_reference.py: no reference for '{fn}'")
 
 

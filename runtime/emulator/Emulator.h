@@ -115,9 +115,26 @@ int currentThreadId();
 struct Kernel;
 
 /// Device memory of the emulated device (mgpuMemAlloc/mgpuMemFree), within
-/// the limit TX_EMULATOR_MEMORY sets (bytes; unlimited when unset).
+/// the limit TX_EMULATOR_MEMORY sets (bytes; unlimited when unset). It is
+/// mapped inaccessible (PROT_NONE) except while the device works on it (a
+/// DeviceAccess scope): host code that loads or stores device memory
+/// faults, as it would on a GPU, and the fault is reported as a device
+/// error naming the allocation (TX_EMULATOR_PROTECT=0 leaves it readable).
 void *allocateDeviceMemory(uint64_t bytes);
 void freeDeviceMemory(void *ptr);
+
+/// While one exists, device memory is readable and writable: around kernel
+/// launches, copies, memsets and graph launches. Scopes nest.
+class DeviceAccess {
+public:
+  DeviceAccess();
+  ~DeviceAccess();
+  DeviceAccess(const DeviceAccess &) = delete;
+  DeviceAccess &operator=(const DeviceAccess &) = delete;
+};
+/// Ends every DeviceAccess scope at once (an error leaves them by a jump
+/// that runs no destructor).
+void endDeviceAccess();
 
 /// What the graph layer does with an operation of the host code: run it now
 /// (eager, or nothing captured), or nothing (recorded by a capture, or part

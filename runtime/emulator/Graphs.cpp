@@ -29,11 +29,16 @@
 #include "TxEmulator.h"
 #include "TxGpuGraphs.h"
 
+#include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace tx::emulator;
 
@@ -57,16 +62,126 @@ std::map<void *, uint64_t> &liveAllocations() {
   return live;
 }
 
-/// Freed allocations whose memory is held back, oldest first, up to
-/// kQuarantineBytes (the newest is always held).
+/// Freed allocations whose memory is held back (inaccessible), oldest
+/// first, up to kQuarantineBytes and kQuarantineBlocks (the newest is
+/// always held).
 struct Quarantine {
   std::deque<std::pair<void *, uint64_t>> blocks;
   uint64_t bytes = 0;
 };
 constexpr uint64_t kQuarantineBytes = 256ull << 20;
+constexpr size_t kQuarantineBlocks = 4096;
 Quarantine &quarantine() {
   static Quarantine q;
   return q;
+}
+
+//===-- Host access to device memory faults --------------------------------===//
+
+/// Open DeviceAccess scopes (the host thread's: the device works in order).
+int accessDepth = 0;
+
+bool protectionEnabled() {
+  static bool enabled = [] {
+    const char *env = std::getenv("TX_EMULATOR_PROTECT");
+    return !(env && std::strcmp(env, "0") == 0);
+  }();
+  return enabled;
+}
+
+uint64_t mappedBytes(uint64_t bytes) {
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+/// Live device memory, all with one protection. Freed memory held back
+/// stays inaccessible: the device's own checks report a use of it before
+/// they would touch it.
+void protectDeviceMemory(int prot) {
+  if (!protectionEnabled())
+    return;
+  for (auto &[p, bytes] : liveAllocations())
+    ::mprotect(p, mappedBytes(bytes), prot);
+}
+
+/// The device allocation (live or freed) holding `a`: its start and size.
+bool findDeviceAllocation(uintptr_t a, uintptr_t &start, uint64_t &bytes,
+                          bool &freed) {
+  auto within = [&](void *p, uint64_t n) {
+    auto s = reinterpret_cast<uintptr_t>(p);
+    return a >= s && a < s + mappedBytes(n);
+  };
+  auto &live = liveAllocations();
+  auto it = live.upper_bound(reinterpret_cast<void *>(a));
+  if (it != live.begin() && within(std::prev(it)->first, std::prev(it)->second)) {
+    start = reinterpret_cast<uintptr_t>(std::prev(it)->first);
+    bytes = std::prev(it)->second;
+    freed = false;
+    return true;
+  }
+  for (auto &[p, n] : quarantine().blocks)
+    if (within(p, n)) {
+      start = reinterpret_cast<uintptr_t>(p);
+      bytes = n;
+      freed = true;
+      return true;
+    }
+  return false;
+}
+
+struct sigaction previousSegv;
+
+/// A fault on device memory outside a DeviceAccess scope (the host code
+/// loaded or stored it), or on freed device memory. Reported as a device error (the runner's handler
+/// jumps back to its caller; SA_NODEFER keeps SIGSEGV unblocked after the
+/// jump). Any other fault goes to the handler that was there before.
+void onSegv(int sig, siginfo_t *info, void *context) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr), start = 0;
+  uint64_t bytes = 0;
+  bool freed = false;
+  if (findDeviceAllocation(a, start, bytes, freed) &&
+      (freed || accessDepth == 0)) {
+    char message[320];
+    std::snprintf(message, sizeof(message),
+                  "host code accessed device memory at 0x%" PRIxPTR
+                  " (offset %" PRIu64 " of the %" PRIu64
+                  "-byte %sdevice allocation at 0x%" PRIxPTR
+                  "): a GPU's device memory is not host-accessible; copy it "
+                  "with gpu.memcpy",
+                  a, static_cast<uint64_t>(a - start), bytes,
+                  freed ? "freed " : "", start);
+    reportError(message);
+  }
+  if (previousSegv.sa_flags & SA_SIGINFO) {
+    if (previousSegv.sa_sigaction) {
+      previousSegv.sa_sigaction(sig, info, context);
+      return;
+    }
+  } else if (previousSegv.sa_handler != SIG_DFL &&
+             previousSegv.sa_handler != SIG_IGN) {
+    previousSegv.sa_handler(sig);
+    return;
+  }
+  // The default action: returning re-runs the access, which faults again.
+  ::sigaction(SIGSEGV, &previousSegv, nullptr);
+}
+
+void *mapDeviceMemory(uint64_t bytes) {
+  static bool installed = [] {
+    if (!protectionEnabled())
+      return false;
+    struct sigaction action = {};
+    action.sa_sigaction = onSegv;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    return ::sigaction(SIGSEGV, &action, &previousSegv) == 0;
+  }();
+  (void)installed;
+  int prot = !protectionEnabled() || accessDepth > 0 ? PROT_READ | PROT_WRITE
+                                                     : PROT_NONE;
+  void *p = ::mmap(nullptr, mappedBytes(bytes), prot,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
 }
 } // namespace
 
@@ -81,7 +196,7 @@ void *tx::emulator::allocateDeviceMemory(uint64_t bytes) {
                 " bytes in use (TX_EMULATOR_MEMORY)");
     return nullptr;
   }
-  void *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  void *p = mapDeviceMemory(bytes);
   if (!p) {
     reportError("mgpuMemAlloc: out of memory allocating " +
                 std::to_string(bytes) + " bytes");
@@ -99,23 +214,47 @@ void tx::emulator::freeDeviceMemory(void *ptr) {
   if (it == liveAllocations().end())
     return reportError("mgpuMemFree: pointer is not a live device allocation");
   uint64_t bytes = it->second;
-  mutableStatistics().deviceBytesInUse -= bytes;
-  liveAllocations().erase(it);
   // Held back, not returned: a kernel, copy or memset that uses the memory
   // after its free is reported (instead of reading whatever was there), and
   // what escapes the checks reads NaN (0xff bytes).
-  std::memset(ptr, 0xff, bytes);
+  {
+    DeviceAccess access;
+    std::memset(ptr, 0xff, bytes);
+  }
+  mutableStatistics().deviceBytesInUse -= bytes;
+  liveAllocations().erase(it);
+  if (protectionEnabled())
+    ::mprotect(ptr, mappedBytes(bytes), PROT_NONE);
   retireRegion(ptr);
   auto &held = quarantine();
   held.bytes += bytes;
   held.blocks.emplace_back(ptr, bytes);
-  while (held.bytes > kQuarantineBytes && held.blocks.size() > 1) {
+  while ((held.bytes > kQuarantineBytes ||
+          held.blocks.size() > kQuarantineBlocks) &&
+         held.blocks.size() > 1) {
     auto [oldest, oldestBytes] = held.blocks.front();
     held.blocks.pop_front();
     held.bytes -= oldestBytes;
     removeRegion(oldest);
-    std::free(oldest);
+    ::munmap(oldest, mappedBytes(oldestBytes));
   }
+}
+
+DeviceAccess::DeviceAccess() {
+  if (accessDepth++ == 0)
+    protectDeviceMemory(PROT_READ | PROT_WRITE);
+}
+
+DeviceAccess::~DeviceAccess() {
+  if (accessDepth > 0 && --accessDepth == 0)
+    protectDeviceMemory(PROT_NONE);
+}
+
+void tx::emulator::endDeviceAccess() {
+  if (accessDepth == 0)
+    return;
+  accessDepth = 0;
+  protectDeviceMemory(PROT_NONE);
 }
 
 //===-- Graphs --------------------------------------------------------------===//
@@ -177,6 +316,7 @@ struct EmulatedGraphs {
   static size_t operations(const Graph &g) { return g.ops.size(); }
   static bool hasWork(const Graph &) { return true; }
   static void launch(Call<Graph> &, Graph &g) {
+    DeviceAccess access;
     for (const Recorded &op : g.ops)
       execute(op);
   }

@@ -228,6 +228,7 @@ void tx::emulator::reportError(const std::string &message) {
   // launch in progress is over either way.
   runningBlock = nullptr;
   runningThread = nullptr;
+  endDeviceAccess();
   errorHandler(message.c_str());
 }
 
@@ -267,6 +268,7 @@ void tx::emulator::launch(Kernel *kernel, const intptr_t grid[3],
                        "emulated device");
   Statistics &stats = mutableStatistics();
   ++stats.kernelsLaunched;
+  DeviceAccess access;
   BlockRun b;
   b.kernel = kernel;
   b.params = params;

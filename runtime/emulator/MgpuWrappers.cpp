@@ -132,6 +132,7 @@ TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
    : toDevice             ? stats.bytesHostToDevice
    : fromDevice           ? stats.bytesDeviceToHost
                           : stats.bytesHostToHost) += sizeBytes;
+  DeviceAccess access;
   std::memmove(dst, src, sizeBytes);
 }
 
@@ -145,6 +146,7 @@ TX_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
     return;
   if (graphTakesMemset(dst, value, count, 4))
     return;
+  DeviceAccess access;
   auto *p = static_cast<unsigned int *>(dst);
   for (size_t i = 0; i < count; ++i)
     p[i] = value;
@@ -160,6 +162,7 @@ TX_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
     return;
   if (graphTakesMemset(dst, value, count, 2))
     return;
+  DeviceAccess access;
   auto *p = static_cast<unsigned short *>(dst);
   for (size_t i = 0; i < count; ++i)
     p[i] = value;

@@ -101,4 +101,22 @@ module {
     }
     return %buf : memref<16xf32>
   }
+
+  // Host code loading a device buffer: on a GPU the address is not
+  // host-accessible (a crash or garbage); the emulated device keeps device
+  // memory inaccessible outside its own work, so the load faults and is
+  // reported.
+  func.func @host_reads_device(%buf: memref<16xf32>) -> memref<16xf32> {
+    %c0 = arith.constant 0 : index
+    %t0 = gpu.wait async
+    %d, %t1 = gpu.alloc async [%t0] () : memref<16xf32>
+    %t2 = gpu.memcpy async [%t1] %d, %buf : memref<16xf32>, memref<16xf32>
+    gpu.wait [%t2]
+    %v = memref.load %d[%c0] : memref<16xf32>
+    memref.store %v, %buf[%c0] : memref<16xf32>
+    %t3 = gpu.wait async
+    %t4 = gpu.dealloc async [%t3] %d : memref<16xf32>
+    gpu.wait [%t4]
+    return %buf : memref<16xf32>
+  }
 }

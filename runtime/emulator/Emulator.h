@@ -77,6 +77,8 @@ void addRegion(const void *start, uint64_t bytes, RegionKind kind,
 /// True when `address` lies in a device allocation (mgpuMemAlloc), live or
 /// freed.
 bool isDeviceMemory(const void *address);
+/// True when `address` lies in host memory registered with the device.
+bool isRegisteredHostMemory(const void *address);
 void removeRegion(const void *start);
 /// The device allocation at `start` was freed: its region stays, as
 /// FreedDevice, until removeRegion.
@@ -147,6 +149,21 @@ bool graphTakesMemset(void *dst, uint32_t value, size_t count, int width);
 /// call is not graphed).
 void *graphAllocation(uint64_t bytes);
 bool graphKeepsAllocation(void *ptr);
+
+//===-- The stream (Stream.cpp) --------------------------------------------===//
+
+/// The host code's device work, run in order when the host synchronises
+/// (or must see it: a copy to pageable host memory, a graph launch, a
+/// module unload), as a GPU runs it asynchronously. TX_EMULATOR_SYNC=1
+/// runs each at its call instead.
+void streamLaunch(Kernel *kernel, const intptr_t grid[3],
+                  const intptr_t block[3], int32_t smem, void **params);
+void streamCopy(void *dst, const void *src, size_t bytes);
+void streamMemset(void *dst, uint32_t value, size_t count, int width);
+void streamFree(void *ptr);
+void synchronizeStream();
+/// Drops the queued work (an error ended the call).
+void abandonStream();
 
 //===-- Kernel modules and launches -------------------------------------===//
 

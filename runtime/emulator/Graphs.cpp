@@ -316,6 +316,7 @@ struct EmulatedGraphs {
   static size_t operations(const Graph &g) { return g.ops.size(); }
   static bool hasWork(const Graph &) { return true; }
   static void launch(Call<Graph> &, Graph &g) {
+    synchronizeStream(); // the call's inputs, copied in before the graph
     DeviceAccess access;
     for (const Recorded &op : g.ops)
       execute(op);

@@ -229,6 +229,7 @@ void tx::emulator::reportError(const std::string &message) {
   runningBlock = nullptr;
   runningThread = nullptr;
   endDeviceAccess();
+  abandonStream();
   errorHandler(message.c_str());
 }
 

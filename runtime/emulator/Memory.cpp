@@ -347,3 +347,18 @@ bool tx::emulator::checkTransfer(const void *address, uint64_t bytes,
               "-byte range" + at(a) + " " + error);
   return false;
 }
+
+bool tx::emulator::isRegisteredHostMemory(const void *address) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  std::lock_guard<std::mutex> lock(regionsMutex());
+  auto &map = regions();
+  // Registered buffers may overlap (a view registered with its own
+  // extent): any one starting at or before `a` may hold it.
+  for (auto it = map.upper_bound(a); it != map.begin();) {
+    --it;
+    if (it->second.kind == RegionKind::HostRegistered &&
+        a < it->first + it->second.bytes)
+      return true;
+  }
+  return false;
+}

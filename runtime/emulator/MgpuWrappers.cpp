@@ -3,9 +3,9 @@
 // The functions the host code of tx-to-nvvm calls (upstream MLIR 22.1
 // signatures, as in runtime/cuda), executed by the emulated device: memory
 // is host memory the device tracks (device allocations within
-// TX_EMULATOR_MEMORY), streams and events are in order (every operation
-// completes before its call returns), kernels run in mgpuLaunchKernel, or
-// are recorded and replayed as CUDA graphs (Graphs.cpp). Every call counts
+// TX_EMULATOR_MEMORY), work goes into one in-order stream that runs when
+// the host synchronises (Stream.cpp), or is recorded and replayed as CUDA
+// graphs (Graphs.cpp). Every call counts
 // what crossed between host and device (txGpuCounter).
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +43,7 @@ TX_EXPORT void *mgpuModuleLoadJIT(void *, int) {
 }
 
 TX_EXPORT void mgpuModuleUnload(void *module) {
+  synchronizeStream();
   unloadModule(static_cast<KernelModule *>(module));
 }
 
@@ -84,19 +85,21 @@ TX_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   if (graphTakesLaunch(kernel, grid, block, smem, params))
     return;
   ++mutableStatistics().launches;
-  launch(kernel, grid, block, smem, params, paramsCount);
+  streamLaunch(kernel, grid, block, smem, params);
 }
 
 TX_EXPORT void *mgpuStreamCreate() { return &streamTag; }
 TX_EXPORT void mgpuStreamDestroy(void *) {}
 TX_EXPORT void mgpuStreamSynchronize(void *) {
   ++mutableStatistics().syncs;
+  synchronizeStream();
 }
 TX_EXPORT void mgpuStreamWaitEvent(void *, void *) {}
 TX_EXPORT void *mgpuEventCreate() { return &eventTag; }
 TX_EXPORT void mgpuEventDestroy(void *) {}
 TX_EXPORT void mgpuEventSynchronize(void *) {
   ++mutableStatistics().syncs;
+  synchronizeStream();
 }
 TX_EXPORT void mgpuEventRecord(void *, void *) {}
 
@@ -112,7 +115,7 @@ TX_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
 TX_EXPORT void mgpuMemFree(void *ptr, void * /*stream*/) {
   if (!ptr || graphKeepsAllocation(ptr))
     return;
-  freeDeviceMemory(ptr);
+  streamFree(ptr);
 }
 
 TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
@@ -132,8 +135,7 @@ TX_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
    : toDevice             ? stats.bytesHostToDevice
    : fromDevice           ? stats.bytesDeviceToHost
                           : stats.bytesHostToHost) += sizeBytes;
-  DeviceAccess access;
-  std::memmove(dst, src, sizeBytes);
+  streamCopy(dst, src, sizeBytes);
 }
 
 TX_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
@@ -146,10 +148,7 @@ TX_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
     return;
   if (graphTakesMemset(dst, value, count, 4))
     return;
-  DeviceAccess access;
-  auto *p = static_cast<unsigned int *>(dst);
-  for (size_t i = 0; i < count; ++i)
-    p[i] = value;
+  streamMemset(dst, value, count, 4);
 }
 
 TX_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
@@ -162,10 +161,7 @@ TX_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
     return;
   if (graphTakesMemset(dst, value, count, 2))
     return;
-  DeviceAccess access;
-  auto *p = static_cast<unsigned short *>(dst);
-  for (size_t i = 0; i < count; ++i)
-    p[i] = value;
+  streamMemset(dst, value, count, 2);
 }
 
 TX_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
@@ -173,6 +169,7 @@ TX_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
 }
 
 TX_EXPORT void mgpuMemHostUnregister(void *ptr) {
+  synchronizeStream(); // queued copies may still use it
   if (ptr)
     removeRegion(ptr);
 }

@@ -119,4 +119,31 @@ module {
     gpu.wait [%t4]
     return %buf : memref<16xf32>
   }
+
+  // Host code that reads a copy's destination (registered host memory)
+  // before it synchronises: on a GPU the copy may not have run yet. The
+  // emulated device runs the stream's work at the synchronisation, so the
+  // read sees the memory before the copy (0), not the copied 7; the result
+  // is filled with what was read.
+  func.func @read_before_sync(%buf: memref<16xf32>) -> memref<16xf32> {
+    %c0 = arith.constant 0 : index
+    %seven = arith.constant 7.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %h = memref.alloca() : memref<16xf32>
+    memref.store %zero, %h[%c0] : memref<16xf32>
+    %cast = memref.cast %h : memref<16xf32> to memref<*xf32>
+    gpu.host_register %cast : memref<*xf32>
+    %t0 = gpu.wait async
+    %d, %t1 = gpu.alloc async [%t0] () : memref<16xf32>
+    %t2 = gpu.memset async [%t1] %d, %seven : memref<16xf32>, f32
+    %t3 = gpu.memcpy async [%t2] %h, %d : memref<16xf32>, memref<16xf32>
+    %v = memref.load %h[%c0] : memref<16xf32>
+    gpu.wait [%t3]
+    %t4 = gpu.wait async
+    %r, %t5 = gpu.alloc async [%t4] () : memref<16xf32>
+    %t6 = gpu.memset async [%t5] %r, %v : memref<16xf32>, f32
+    %t7 = gpu.memcpy async [%t6] %buf, %r : memref<16xf32>, memref<16xf32>
+    gpu.wait [%t7]
+    return %buf : memref<16xf32>
+  }
 }

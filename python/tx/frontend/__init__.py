@@ -224,6 +224,15 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
             return None  # what HF's model passes without ALiBi
         if kind == "container":
             return V.Container(tr.new_arg(p.arg, "!tx.container"), p.arg)
+        if p.arg in table.FORWARD_ARG_VALUES:
+            return table.FORWARD_ARG_VALUES[p.arg]
+        if table.rotary_like(p.arg):
+            raise FrontendError("forward argument '%s' looks like rotary tables (by its "
+                                "name), which the frontend gives only as "
+                                "position_embeddings (cos, sin), cos/sin or a rotary "
+                                "module's output: not supported (its default would skip "
+                                "the rotation; table.register_forward_arg names a known "
+                                "kind)" % p.arg, p)
         if d is not None:
             return tr.eval(d, {})
         raise FrontendError("forward argument '%s' is of no known kind and has no "

@@ -92,8 +92,9 @@ class Ops:
                 % v.what(), node)
         if isinstance(v, V.RepeatedKV):
             raise FrontendError(
-                "the result of repeat_kv (line %d) may only be an operand of the "
-                "attention (tx.attention does GQA by head counts)" % v.node.lineno, node)
+                "the result of %s (line %d) may only be an operand of the "
+                "attention (tx.attention does GQA by head counts)" % (v.what, v.node.lineno),
+                node)
         if isinstance(v, V.NormChain):
             raise FrontendError(
                 "%s (a norm written out: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) "
@@ -273,6 +274,9 @@ class Ops:
             # To the sizes it has (Falcon's x.transpose(1, 2).reshape(b, heads, T,
             # d)): the same tensor, in any order.
             return t
+        unit = self.unit_view(t, sizes)
+        if unit is not None:
+            return unit
         if not t.identity():
             raise FrontendError("view/reshape of a transposed tensor is not supported "
                                 "(tx buffers stay token-major)", node)
@@ -328,6 +332,26 @@ class Ops:
         out = self.view_of(t, "view", rtype)
         self.em.op([out], lambda: "tx.view %s : %s -> %s" % (t.value, t.type, out.type), node)
         return V.Tensor(out, dims)
+
+    def unit_view(self, t, sizes):
+        """A view that only adds or drops size-1 dimensions (BART's
+        `x.view(bsz * heads, -1, head_dim)` of [1, heads, tokens, head_dim],
+        bsz 1, and back): the same buffer in any order, the size-1
+        dimensions None; None when the view does more."""
+        have = [h for h in t.sizes() if h != 1]
+        want = [s for s in sizes if not (isinstance(s, int) and not isinstance(s, bool)
+                                         and s == 1)]
+        if len(have) != len(want) or sum(s == -1 and s is not V.TOKENS for s in want) > 1:
+            return None
+        for s, h in zip(want, have):
+            if not (s is h or s == -1 and s is not V.TOKENS or
+                    isinstance(s, int) and not isinstance(s, bool) and s == h and
+                    h is not V.TOKENS):
+                return None
+        axes = iter(d for d in t.dims if d is not None)
+        dims = [None if isinstance(s, int) and not isinstance(s, bool) and s == 1
+                else next(axes) for s in sizes]
+        return V.Tensor(t.value, dims)
 
     def is_contiguous(self, t):
         """Whether PyTorch's tensor t is contiguous (with more than one
@@ -588,6 +612,23 @@ class Ops:
             return self.norm_chain_method(obj, name, args, kwargs, node)
         if isinstance(obj, V.LinearWeight):
             return self.weight_method(obj, name, args, kwargs, node)
+        if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+            from .table import NUMBER_METHODS
+            if name in NUMBER_METHODS:
+                return float(obj) if name in ("float", "double") else obj
+        if isinstance(obj, V.Positions):
+            return self.positions_method(obj, name, args, kwargs, node)
+        if isinstance(obj, V.BoolMask):
+            return self.mask_method(obj, name, args, kwargs, node)
+        if isinstance(obj, V.SinusoidTable):
+            return self.table_method(obj, name, args, kwargs, node)
+        if isinstance(obj, V.SinusoidRows):
+            if name == "split":
+                return self.sinusoid_split(obj, args, kwargs, node)
+            if name in ("to", "float", "type", "contiguous", "detach"):
+                return obj
+            raise FrontendError("the rows of a sinusoid table may only be split in their "
+                                "two halves, not .%s()" % name, node)
         if isinstance(obj, V.CausalMask):
             if name in ("size", "dim"):
                 sizes = V.CausalMask.SIZES
@@ -644,6 +685,8 @@ class Ops:
             return V.Tensor(t.value, t.dims[:d] + [None] + t.dims[d:])
         if name in ("chunk", "split", "narrow"):
             return self.split_method(name, t, args, kwargs, node)
+        if name == "expand":
+            return self.expand(t, args, kwargs, node)
         if name == "squeeze" and args:
             t = self.tensor(t, node)
             d = args[0] % len(t.dims)
@@ -681,6 +724,8 @@ class Ops:
         """t.chunk(n, dim=0), t.split(size_or_sizes, dim=0), t.narrow(dim,
         start, length) (and the torch.* functions of the same names)."""
         from .table import _arg
+        if isinstance(t, V.SinusoidRows) and name == "split":
+            return self.sinusoid_split(t, args, kwargs, node)
         if name == "narrow":
             t = self.tensor(t, node)
             axis = self.dim_axis(t, _arg(args, kwargs, 0, "dim", node), node)
@@ -698,6 +743,71 @@ class Ops:
             return self.split(t, None, dim, node, chunks=_arg(args, kwargs, 0, "chunks", node))
         return self.split(t, _arg(args, kwargs, 0, ("split_size_or_sections", "split_size"),
                                   node), dim, node)
+
+    def expand(self, t, args, kwargs, node):
+        """t.expand(*sizes): -1 (or the size it has) keeps a dimension; a
+        size-1 dimension expanded to n is a broadcast view. tx has no
+        broadcast buffers, so this is only the key/value of an attention
+        with one head (or fewer than the query's) expanded to the query's
+        heads (GPTBigCode's `key.unsqueeze(1).expand(-1, heads, -1, -1)`
+        before SDPA): a V.RepeatedKV, which only the attention may read
+        (tx.attention does GQA by head counts); one expanded dimension of a
+        4-dimensional tensor, else an error."""
+        a = bind("Tensor.expand", [("size", None)], args[:1] if len(args) == 1 and
+                 isinstance(args[0], (tuple, list)) else [tuple(args)] if args else [],
+                 kwargs, node)
+        t = self.tensor(t, node)
+        sizes = a["size"]
+        if not isinstance(sizes, (tuple, list)) or len(sizes) != len(t.dims):
+            raise FrontendError("expand needs one size per dimension (%d), got %s"
+                                % (len(t.dims), self.describe(sizes)), node)
+        have = t.sizes()
+        grown = []
+        for i, (s, h) in enumerate(zip(sizes, have)):
+            if s == -1 and s is not V.TOKENS or s is h or \
+                    isinstance(s, int) and not isinstance(s, bool) and s == h:
+                continue
+            if h == 1 and t.dims[i] is None and isinstance(s, int) and \
+                    not isinstance(s, bool) and s > 1:
+                grown.append((i, s))
+                continue
+            raise FrontendError("expand of dimension %d (size %s) to %s is not supported "
+                                "(only a size-1 dimension to a number known at import)"
+                                % (i, "tokens" if h is V.TOKENS else h,
+                                   s if isinstance(s, int) else self.describe(s)), node)
+        if not grown:
+            return t
+        if len(grown) > 1 or len(t.dims) != 4:
+            raise FrontendError("expand is supported only for the heads of an attention's "
+                                "key or value (one size-1 dimension of a 4-dimensional "
+                                "tensor expanded to the query's heads)", node)
+        i, n = grown[0]
+        return V.RepeatedKV(self.unit_axis(t, i, node), n, node, what="expand")
+
+    def unit_axis(self, t, pos, node):
+        """t with its size-1 PyTorch dimension `pos` (an unsqueezed one: no
+        axis of the buffer) made a size-1 axis of the buffer (a tx.view, no
+        copy): GPTBigCode's one key/value head `key.unsqueeze(1)`, which
+        tx.attention reads as [tokens, 1, head_dim]."""
+        if t.dims[pos] is not None:
+            return t
+        if not t.identity():
+            raise FrontendError("a size-1 dimension of a transposed tensor cannot be made a "
+                                "dimension of its buffer (tx buffers stay token-major)", node)
+        k = sum(d is not None for d in t.dims[:pos])
+        if k == 0 and t.type.shape and t.type.shape[0] is None:
+            k = 1  # the tokens stay the buffer's first axis ([tokens, 1, head_dim])
+        shape = list(t.type.shape)
+        shape.insert(k, 1)
+        if t.type.strides is None:
+            rtype = MemRef(tuple(shape), t.type.dtype)
+        else:
+            rtype = self.strided_view(t.type, tuple(shape), node)
+        out = self.view_of(t, "heads", rtype)
+        self.em.op([out], lambda: "tx.view %s : %s -> %s" % (t.value, t.type, out.type), node)
+        dims = [None if d is None else d + (d >= k) for d in t.dims]
+        dims[pos] = k
+        return V.Tensor(out, dims)
 
     def unary_copy(self, t, node):
         one = self.em.constant(1.0, self.dtype, node)
@@ -757,6 +867,13 @@ class Ops:
                 raise FrontendError("repeat_kv gives %d heads, the query has %d"
                                     % (a.type.shape[1] * rep, q.type.shape[1]), node)
         want = [None, 1, 0, 2] if heads_first else [None, 0, 1, 2]
+        # One key/value head unsqueezed (GPTBigCode's `key.unsqueeze(1)`
+        # before SDPA, [batch, 1, tokens, head_dim] on a [tokens, head_dim]
+        # buffer): a size-1 heads axis of the buffer, broadcast by
+        # tx.attention.
+        heads = 1 if heads_first else 2
+        k, v = (self.unit_axis(a, heads, node) if len(a.dims) == 4 and
+                len(a.type.shape) == 2 and a.dims[heads] is None else a for a in (k, v))
         for a in (q, k, v):
             if len(a.type.shape) != 3 or [d for d in a.dims] != want:
                 raise FrontendError("attention expects [batch, %s, head_dim] tensors"
@@ -866,6 +983,13 @@ class Ops:
         if isinstance(a, V.RepeatedKV):
             raise FrontendError("repeat_kv of the query is not supported", node)
         k = b.tensor if isinstance(b, V.RepeatedKV) else b
+        merged = False
+        if isinstance(a, V.Tensor) and isinstance(k, V.Tensor) and a.dims == [1, 0, 2] and \
+                k.dims == [1, 2, 0] and a.type is not None and k.type is not None:
+            # BART's torch.bmm(q, k.transpose(1, 2)) of [batch * heads,
+            # tokens, head_dim] views (batch 1): the heads-first product.
+            a, k = V.Tensor(a.value, [None] + a.dims), V.Tensor(k.value, [None] + k.dims)
+            merged = True
         if isinstance(a, V.Tensor) and isinstance(k, V.Tensor) and a.type is not None \
                 and k.type is not None and len(a.type.shape) == 3 and \
                 len(k.type.shape) == 3 and a.dims == self.HEADS_FIRST and \
@@ -884,6 +1008,7 @@ class Ops:
             k = V.Tensor(k.value, list(self.HEADS_FIRST))  # k itself, not k^T
             chain = V.AttentionChain(q, (k, rep), node)
             chain.mark = self.norm_mark()
+            chain.merged = merged
             return chain
         if isinstance(b, V.RepeatedKV):
             raise FrontendError("the result of repeat_kv (line %d) in a matmul that is not "
@@ -896,6 +1021,8 @@ class Ops:
         rep = v.n_rep if isinstance(v, V.RepeatedKV) else 1
         v = v.tensor if isinstance(v, V.RepeatedKV) else v
         v = self.tensor(v, node, "the value")
+        if probs.merged and v.dims == [1, 0, 2]:
+            v = V.Tensor(v.value, [None] + v.dims)  # BART's [batch * heads, tokens, d]
         (k, krep), q = probs.k, probs.q
         if len(v.type.shape) != 3 or v.dims != self.HEADS_FIRST:
             raise FrontendError("torch.matmul(probs, v): v must be [batch, heads, tokens, "
@@ -925,9 +1052,51 @@ class Ops:
                                     "only a positive factor (the cap) is supported"
                                     % (probs.what(), probs.post), node)
             scale, softcap = probs.scale * probs.post, probs.post
-        return self.attention(q, k, v, V.CausalMask() if probs.causal else None,
-                              scale, node, heads_first=True, softcap=softcap,
-                              window_given=False)
+        window = probs.where[1] if probs.where is not None else None
+        out = self.attention(q, k, v, V.CausalMask() if probs.causal or probs.where
+                             else None, scale, node, heads_first=True, softcap=softcap,
+                             window=window, window_given=False)
+        if probs.merged:
+            return V.Tensor(out.value, out.dims[1:])  # [batch * heads, tokens, d]
+        return out
+
+    def mask_method(self, m, name, args, kwargs, node):
+        """A boolean mask of __init__: `.view(1, 1, n, n)` (leading size-1
+        dimensions), dtype/device conversions."""
+        if name in ("to", "bool", "type", "contiguous", "detach"):
+            return m
+        if name in ("view", "reshape") and not kwargs and not getattr(m, "tokens", False):
+            sizes = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
+                else list(args)
+            if len(sizes) >= 2 and all(x == 1 for x in sizes[:-2]) and \
+                    sizes[-2:] == [m.size, m.size]:
+                return V.BoolMask(m.keep, m.size, len(sizes) - 2)
+        raise FrontendError("a boolean attention mask: .%s() is not supported (only "
+                            ".view(1, 1, n, n) and its rows and columns of the tokens)"
+                            % name, node)
+
+    def chain_where(self, cond, x, other, node):
+        """torch.where(mask, scores, very negative) (GPT-Neo): the mask a
+        causal (or sliding-window) one of __init__, read for the tokens."""
+        if not isinstance(x, V.AttentionChain) or not isinstance(cond, V.BoolMask):
+            raise FrontendError("torch.where(mask, scores, value): only a boolean mask of "
+                                "__init__ selecting attention scores is supported", node)
+        if x.probs or x.capped or x.where is not None:
+            raise FrontendError("%s: torch.where after softmax, soft-capping or another "
+                                "torch.where is not supported" % x.what(), node)
+        if not getattr(cond, "tokens", False) or cond.lead != 2:
+            raise FrontendError("torch.where: the mask must be [1, 1, tokens, tokens] (its "
+                                "rows and columns of the tokens)", node)
+        if isinstance(other, bool) or not isinstance(other, (int, float)) or other > -1e4:
+            raise FrontendError("torch.where(mask, scores, %s): the masked scores must be a "
+                                "very negative number (torch.finfo(dtype).min, -1e9)"
+                                % self.describe(other), node)
+        kind = cond.classify()
+        if kind is None:
+            raise FrontendError("torch.where with a boolean mask that is neither causal nor "
+                                "a causal sliding window (key s visible to query t when "
+                                "0 <= t - s < window): not supported", node)
+        return x.but(where=kind)
 
     def chain_binop(self, kind, a, b, node):
         """scores * c, c * scores, scores / c (c a positive number known at
@@ -978,7 +1147,7 @@ class Ops:
     def chain_softmax(self, chain, dim, node):
         if chain.probs:
             raise FrontendError("softmax of %s: not supported" % chain.what(), node)
-        if dim not in (-1, 3):
+        if dim not in ((-1, 2) if chain.merged else (-1, 3)):
             raise FrontendError("softmax of %s over dim %r: only over the keys (dim=-1) "
                                 "is attention" % (chain.what(), dim), node)
         return chain.but(probs=True)
@@ -998,6 +1167,23 @@ class Ops:
         if name in ("size", "dim"):
             sizes = chain.sizes()
             return len(sizes) if name == "dim" else sizes if not args else sizes[args[0]]
+        if name in ("view", "reshape") and not kwargs:
+            # BART's scores viewed [batch, heads, tgt, src] to add the mask,
+            # and back to [batch * heads, tgt, src] (batch 1).
+            sizes = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
+                else list(args)
+            heads = chain.q.type.shape[1]
+            want = [s for s in sizes if not (isinstance(s, int) and not isinstance(s, bool)
+                                             and s == 1)]
+            if len(sizes) in (3, 4) and len(want) == 3 and (
+                    want[0] == heads or want[0] == -1) and all(
+                    s is V.TOKENS or s == -1 and s is not V.TOKENS for s in want[1:]) and \
+                    sum(s == -1 and s is not V.TOKENS for s in want) <= 1 and \
+                    (len(sizes) == 3 or sizes[0] == 1):
+                return chain.but(merged=len(sizes) == 3)
+            raise FrontendError("%s: view to %s is not supported (only [batch, heads, "
+                                "tokens, tokens] and [batch * heads, tokens, tokens])"
+                                % (chain.what(), self.describe(tuple(sizes))), node)
         if name in ("mul", "div", "add"):
             return self.chain_binop(name, chain, args[0] if args else None, node)
         if name == "tanh":
@@ -1010,7 +1196,7 @@ class Ops:
     def repeated_method(self, r, name, args, kwargs, node):
         if name == "transpose":
             return V.RepeatedKV(self.transposed(r.tensor, args[0], args[1], node),
-                                r.n_rep, r.node)
+                                r.n_rep, r.node, r.what)
         if name in ("to", "type", "type_as", "float", "contiguous", "detach"):
             return r
         if name == "size":

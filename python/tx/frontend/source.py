@@ -128,6 +128,7 @@ BUILTINS = {
     "bool": _plain(bool), "str": _plain(str), "min": _plain(min), "max": _plain(max),
     "abs": _plain(abs), "round": _plain(round), "tuple": _plain(tuple), "list": _plain(list),
     "dict": _plain(dict), "sum": _plain(sum), "any": _plain(any), "all": _plain(all),
+    "set": _plain(set),  # GPT-2's self.pruned_heads = set()
     "getattr": _getattr, "hasattr": _hasattr, "len": _len, "enumerate": _enumerate,
     "zip": _zip, "isinstance": _isinstance, "super": _super,
 }

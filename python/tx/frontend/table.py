@@ -15,6 +15,8 @@ definition in the file (the file's `apply_rotary_pos_emb` is not inlined:
 it becomes tx.rotary); a function of the file in no table is inlined; any
 other call becomes `tx.opaque_call` (unknown effects)."""
 
+import math
+
 from .errors import FrontendError
 from . import values as V
 
@@ -342,6 +344,94 @@ def only_by_suffix_error(name):
 INIT_TENSORS = ("torch.ones", "torch.zeros", "torch.empty", "torch.randn", "torch.rand")
 
 
+def _init_scalar_tensor(tr, node, args, kwargs):
+    """torch.tensor(n, dtype=..., device=...) in __init__ of a number known at
+    import (a 0-d tensor): the number."""
+    a = bind("torch.tensor", ["data", "*", ("dtype", None), ("device", None),
+                              ("requires_grad", False)], args, kwargs, node)
+    if isinstance(a["data"], bool) or not isinstance(a["data"], (int, float)):
+        # A buffer of values (Qwen's logn_tensor): not computed; an error
+        # where forward reads it.
+        return V.Unavailable("torch.tensor of %s made in __init__ at line %d is not "
+                             "supported (only of a number known at import)"
+                             % (tr.describe(a["data"]) if not isinstance(
+                                 a["data"], (list, tuple)) else "a list", node.lineno))
+    return a["data"]
+
+
+def _init_scalar_math(fn, name):
+    def handler(tr, node, args, kwargs):
+        a = bind(name, ["input"], args, kwargs, node)
+        if isinstance(a["input"], bool) or not isinstance(a["input"], (int, float)):
+            raise FrontendError("%s in __init__: only of a number known at import, got %s"
+                                % (name, tr.describe(a["input"])), node)
+        return fn(a["input"])
+    return handler
+
+
+def _mask_of(tr, value, node, what):
+    """A boolean mask operand: torch.ones((n, n)) or a BoolMask."""
+    if isinstance(value, V.BoolMask):
+        return value
+    if isinstance(value, V.InitTensor) and value.fill == "ones" and len(value.shape) == 2 \
+            and value.shape[0] == value.shape[1]:
+        return V.BoolMask(lambda d: True, value.shape[0])
+    raise FrontendError("%s in __init__: only of torch.ones((n, n)) or a mask made of it "
+                        "(a causal or sliding-window mask), got %s"
+                        % (what, tr.describe(value)), node)
+
+
+def _tri(name, lower):
+    def handler(tr, node, args, kwargs):
+        a = bind(name, ["input", ("diagonal", 0), "*", ("out", None)], args, kwargs, node,
+                 fixed=("out",))
+        m = _mask_of(tr, a["input"], node, name)
+        k = a["diagonal"]
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise FrontendError("%s: diagonal must be a number known at import" % name, node)
+        keep = m.keep  # (of the last two dimensions, as torch.tril)
+        if lower:  # s <= t + k: d >= -k
+            return V.BoolMask(lambda d: keep(d) and d >= -k, m.size, m.lead)
+        return V.BoolMask(lambda d: keep(d) and d <= -k, m.size, m.lead)
+    return handler
+
+
+def _mask_logic(name, op):
+    def handler(tr, node, args, kwargs):
+        a = bind(name, ["input", "other", "*", ("out", None)], args, kwargs, node,
+                 fixed=("out",))
+        x = _mask_of(tr, a["input"], node, name)
+        y = _mask_of(tr, a["other"], node, name)
+        if x.size != y.size or x.lead != y.lead:
+            raise FrontendError("%s of masks of different shapes" % name, node)
+        kx, ky = x.keep, y.keep
+        return V.BoolMask(lambda d: op(kx(d), ky(d)), x.size, x.lead)
+    return handler
+
+
+# Boolean attention masks built in __init__ (GPT-Neo's `bias` buffer):
+# handler(tr, node, args, kwargs) -> V.BoolMask.
+INIT_MASKS = {
+    "torch.tril": _tri("torch.tril", True), "torch.triu": _tri("torch.triu", False),
+    "torch.bitwise_xor": _mask_logic("torch.bitwise_xor", lambda a, b: a != b),
+    "torch.logical_xor": _mask_logic("torch.logical_xor", lambda a, b: a != b),
+    "torch.bitwise_and": _mask_logic("torch.bitwise_and", lambda a, b: a and b),
+    "torch.logical_and": _mask_logic("torch.logical_and", lambda a, b: a and b),
+}
+
+
+INIT_SCALARS = {
+    "torch.tensor": _init_scalar_tensor,
+    "torch.sqrt": _init_scalar_math(math.sqrt, "torch.sqrt"),
+    "torch.get_default_dtype": lambda tr, node, args, kwargs: "torch.float32",
+}
+# Methods of such a number (a 0-d tensor): dtype conversions, .item().
+NUMBER_METHODS = ("to", "float", "double", "type", "item")
+# Modules without parameters a forward may make and call (CodeGen's
+# nn.Softmax(dim=-1)(attn_weights)).
+STATELESS_MODULES = ("torch.nn.Softmax",)
+
+
 def init_tensor(tr, node, args, kwargs):
     sizes = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
         else list(args)
@@ -563,6 +653,14 @@ def matmul(tr, node, args, kwargs):
     return tr.matmul(a["input"], a["other"], node)
 
 
+def bmm(tr, node, args, kwargs):
+    """torch.bmm(input, mat2): BART's attention (BioGPT, XGLM, ...) on
+    [batch * heads, tokens, head_dim] views (batch 1), as torch.matmul's."""
+    a = bind("torch.bmm", ["input", "mat2", "*", ("out", None)], args, kwargs, node,
+             fixed=("out",))
+    return tr.matmul(a["input"], a["mat2"], node)
+
+
 def linear_function(tr, node, args, kwargs):
     """F.linear(input, weight, bias=None) of an nn.Linear subclass's own
     weight (V.LinearWeight): tx.linear, then + bias; of other tensors an
@@ -740,7 +838,79 @@ def sdpa(tr, node, args, kwargs):
                         window_given=causal is True)
 
 
+def where(tr, node, args, kwargs):
+    """torch.where(condition, input, other): on attention written out,
+    `torch.where(mask, scores, v)` with a boolean mask of __init__ (GPT-Neo's
+    causal or sliding-window `bias`) and v a very negative number
+    (torch.finfo(dtype).min, -1e9, ...): the chain keeps what a causal
+    attention with that window keeps; anything else an error."""
+    a = bind("torch.where", ["condition", "input", "other"], args, kwargs, node)
+    cond, x, other = a["condition"], a["input"], a["other"]
+    if isinstance(x, V.AttentionChain) or isinstance(cond, V.BoolMask):
+        return tr.chain_where(cond, x, other, node)
+    raise FrontendError("torch.where is supported only as the boolean attention mask of "
+                        "attention written out (torch.where(mask, scores, min))", node)
+
+
+def maximum(name):
+    """torch.max(input, other) / torch.maximum of attention scores and
+    torch.finfo(dtype).min (XGLM's clamp after adding the mask: it changes
+    only the -inf the mask put there, which softmax sends to 0 either way):
+    the scores; torch.max of anything else an opaque call."""
+    def handler(tr, node, args, kwargs):
+        if args and isinstance(args[0], V.AttentionChain):
+            a = bind(name, ["input", "other"], args, kwargs, node)
+            other = a["other"]
+            if isinstance(other, bool) or not isinstance(other, (int, float)) or \
+                    other > V.FInfo(tr.dtype).min:
+                raise FrontendError("%s of %s and %s: only a clamp at torch.finfo(dtype).min "
+                                    "is supported" % (name, tr.describe(args[0]),
+                                                      tr.describe(other)), node)
+            return tr.chain_method(args[0], "to", [], {}, node)
+        return tr.opaque(name, args, kwargs, node)
+    return handler
+
+
+def finfo(tr, node, args, kwargs):
+    """torch.finfo(dtype): min/max/eps of the import's dtype (the tensors'
+    dtype in the IR)."""
+    bind("torch.finfo", [("type", None)], args, kwargs, node)
+    return V.FInfo(tr.dtype)
+
+
+def scalar_tensor(tr, node, args, kwargs):
+    """torch.tensor(n, dtype=..., device=...) of a number known at import
+    (GPT-Neo's mask value): the number."""
+    a = bind("torch.tensor", ["data", "*", ("dtype", None), ("device", None),
+                              ("requires_grad", False)], args, kwargs, node)
+    if isinstance(a["data"], bool) or not isinstance(a["data"], (int, float)):
+        return tr.opaque("torch.tensor", args, kwargs, node)
+    return a["data"]
+
+
+def gather(tr, node, args, kwargs):
+    """torch.gather(input, dim, index, *, sparse_grad=False): GPT-J's rows of
+    its sinusoid table, `torch.gather(table, 1, position_ids.unsqueeze(-1)
+    .repeat(1, 1, width))`; of anything else an opaque call."""
+    a = bind("torch.gather", ["input", "dim", "index", "*", ("sparse_grad", False)],
+             args, kwargs, node)
+    t, index = a["input"], a["index"]
+    if isinstance(t, V.SinusoidTable) or isinstance(index, V.Positions):
+        if not (isinstance(t, V.SinusoidTable) and t.batch and a["dim"] in (1, -2) and
+                isinstance(index, V.Positions) and index.columns == t.width):
+            raise FrontendError("torch.gather with the position ids: only the rows of a "
+                                "sinusoid table, torch.gather(table.repeat(1, 1, 1), 1, "
+                                "position_ids.unsqueeze(-1).repeat(1, 1, width))", node)
+        return tr.sinusoid_rows(t, index, node)
+    return tr.opaque("torch.gather", args, kwargs, node)
+
+
 FUNCTIONS = {
+    "torch.gather": gather,
+    "torch.where": where,
+    "torch.finfo": finfo,
+    "torch.max": maximum("torch.max"), "torch.maximum": maximum("torch.maximum"),
+    "torch.tensor": scalar_tensor,
     "torch.nn.functional.silu": unary_function("silu", "F.silu", _INPLACE),
     "torch.nn.functional.relu": unary_function("relu", "F.relu", _INPLACE),
     "torch.relu": unary_function("relu", "torch.relu"),
@@ -758,6 +928,7 @@ FUNCTIONS = {
     "apply_rotary_pos_emb": rotary_pair,
     "eager_attention_forward": eager_attention,
     "torch.matmul": matmul,
+    "torch.bmm": bmm,
     "torch.nn.functional.linear": linear_function,
     "torch.nn.functional.softmax": softmax_function("torch.nn.functional.softmax"),
     "torch.softmax": softmax_function("torch.softmax"),
@@ -823,6 +994,26 @@ def _autocast_enabled(tr, node, args, kwargs):
 FUNCTIONS["torch.is_autocast_enabled"] = _autocast_enabled
 
 
+def _not_tracing(name):
+    """torch.jit.is_tracing() and its kin, and transformers'
+    is_torch_fx_proxy(x) / is_torchdynamo_compiling(): False (the import is
+    of the model run eagerly; GPT-J's `if is_torch_fx_proxy(position_ids)
+    or torch.jit.is_tracing():`)."""
+    def handler(tr, node, args, kwargs):
+        if len(args) + len(kwargs) > 1:
+            raise FrontendError("%s takes at most one argument" % name, node)
+        return False
+    return handler
+
+
+# Questions about tracing and compilation, all False at import.
+TRACING_QUERIES = ("torch.jit.is_tracing", "torch.jit.is_scripting",
+                   "torch.compiler.is_compiling", "torch._dynamo.is_compiling",
+                   "is_torch_fx_proxy", "is_torchdynamo_compiling")
+for _name in TRACING_QUERIES:
+    FUNCTIONS[_name] = _not_tracing(_name)
+
+
 def register_function(name, handler):
     """Maps function `name` to `handler(tr, node, args, kwargs)`."""
     FUNCTIONS[name] = handler
@@ -874,6 +1065,28 @@ FORWARD_ARG_KINDS = ("activation", "rope", "cos", "sin", "mask", "positions", "c
 
 
 
+# Forward parameters given a fixed value whatever their default: the
+# import is of the layer without a KV cache and without the attention
+# weights (tx computes neither), so `use_cache` is False (BioGPT's and
+# BART's layers default it to True and would return their present key and
+# value) and `output_attentions` False.
+FORWARD_ARG_VALUES = {"use_cache": False, "output_attentions": False}
+
+# A forward parameter of no known kind takes its default (None: the KV
+# cache, ...). One whose name says it carries rotary tables in another form
+# (Qwen v1's `rotary_pos_emb_list`, ChatGLM's `rotary_pos_emb`, Meta's
+# `freqs_cis`) is an error instead: its default None would skip the
+# rotation (`if rotary_pos_emb is not None: ...`) and compute something
+# else. Matched as substrings of the name; register_forward_arg makes a name
+# known.
+ROTARY_LIKE_ARGS = ("rotary", "rope", "pos_emb", "freqs", "sincos", "sinusoid")
+
+
+def rotary_like(name):
+    lowered = name.lower()
+    return name not in FORWARD_ARGS and any(p in lowered for p in ROTARY_LIKE_ARGS)
+
+
 def register_forward_arg(name, kind):
     if kind not in FORWARD_ARG_KINDS:
         raise ValueError("unknown forward argument kind '%s'" % kind)
@@ -916,9 +1129,12 @@ CONFIG_DEFAULTS = {
 
 # Config keys read under another name when the config lacks them (HF's
 # attribute_map: GPT-2's config.json has n_embd, its modeling file reads
-# config.hidden_size).
-CONFIG_ALIASES = {"hidden_size": "n_embd", "num_attention_heads": "n_head",
-                  "num_hidden_layers": "n_layer", "max_position_embeddings": "n_positions"}
+# config.hidden_size; GPT-Neo's has num_heads and num_layers, XGLM's d_model,
+# attention_heads and num_layers). A tuple: the first of them the config has.
+CONFIG_ALIASES = {"hidden_size": ("n_embd", "d_model"),
+                  "num_attention_heads": ("n_head", "num_heads", "attention_heads"),
+                  "num_hidden_layers": ("n_layer", "num_layers"),
+                  "max_position_embeddings": "n_positions"}
 
 
 # Config keys whose value HF's config classes derive from others (the
@@ -970,8 +1186,10 @@ def config_value(data, name, default=_NO_VALUE):
             return value
     if name in data:
         return data[name]
-    if CONFIG_ALIASES.get(name) in data:
-        return data[CONFIG_ALIASES[name]]
+    aliases = CONFIG_ALIASES.get(name, ())
+    for alias in (aliases,) if isinstance(aliases, str) else aliases:
+        if alias in data:
+            return data[alias]
     if name in CONFIG_DEFAULTS:
         return CONFIG_DEFAULTS[name]
     return default

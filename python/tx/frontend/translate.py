@@ -14,6 +14,7 @@ from .errors import FrontendError
 from .ops import Ops
 from .source import ModuleExpr, _plain
 from . import rotary_check
+from . import sinusoid
 from . import table
 from . import values as V
 
@@ -367,7 +368,10 @@ class Translator(Ops):
             if isinstance(value, ModuleExpr):
                 # A module-level dict/list/tuple of names: evaluated here.
                 value = self.eval(value.node, {})
-        if isinstance(value, V.Unavailable):
+        if isinstance(value, V.Unavailable) and not (self.in_init and e.id in env):
+            # (In __init__ a local holding what the frontend cannot compute,
+            # Qwen's `logn_tensor`, may be stored: an error where forward
+            # reads it.)
             raise FrontendError(value.why, e)
         if isinstance(value, V.AttentionChain) and value.stale():
             raise FrontendError("'%s' is %s as it was before they were changed in place "
@@ -454,6 +458,8 @@ class Translator(Ops):
             if name not in base.attrs:
                 if self.src.method(base.cls, name, e, required=False) is not None:
                     return V.BoundMethod(base, name)  # self.helper(...): inlined
+                if name == "register_buffer" and self.in_init:
+                    return self.register_buffer(base)
                 found, value = self.src.class_constant(base.cls, name)
                 if found:
                     return value  # a class attribute (is_causal = True)
@@ -464,6 +470,8 @@ class Translator(Ops):
                 raise FrontendError("module '%s' has no attribute '%s' (set in __init__)"
                                     % (base.cls.name, name), e)
             value = base.attrs[name]
+            if isinstance(value, V.Unavailable) and not self.in_init:
+                raise FrontendError(value.why, e)
             if isinstance(value, V.Param) and not self.in_init and not self.raw_params:
                 return self.get_param(value, e)
             return value
@@ -500,6 +508,19 @@ class Translator(Ops):
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
             return V.BoundMethod(base, name)
+        if isinstance(base, (int, float)) and not isinstance(base, bool) and \
+                name in table.NUMBER_METHODS:
+            # .to(dtype)/.item()/.float() of a 0-d tensor made in __init__
+            # from a number (table.INIT_SCALARS): the number.
+            return V.BoundMethod(base, name)
+        if isinstance(base, V.FInfo) and name in ("min", "max", "eps", "tiny"):
+            return getattr(base, name)
+        if isinstance(base, (V.Positions, V.SinusoidTable, V.SinusoidRows, V.BoolMask)):
+            if name == "shape":
+                return base.sizes()
+            if name in ("dtype", "device"):
+                return "tensor.%s" % name
+            return V.BoundMethod(base, name)
         if isinstance(base, V.Param):
             if name == "shape":
                 return base.shape
@@ -529,6 +550,8 @@ class Translator(Ops):
         if isinstance(base, V.Dotted) and base.name.endswith("ALL_ATTENTION_FUNCTIONS"):
             # HF's attention registry: every implementation is tx.attention.
             return V.Dotted("eager_attention_forward")
+        if isinstance(base, V.Unavailable) and self.in_init:
+            return base  # a tensor __init__ computes that the frontend cannot
         if isinstance(base, V.ModuleList):
             return V.ModuleList(base.items[key]) if isinstance(key, slice) else base.items[key]
         if isinstance(base, V.Container):
@@ -537,6 +560,13 @@ class Translator(Ops):
             return self.tensor_index(base, key, e)
         if isinstance(base, V.CausalMask):
             return self.mask_index(key, e)
+        if isinstance(base, V.BoolMask):
+            return self.mask_slice(base, key, e)
+        if isinstance(key, V.Positions) and key.columns is None:
+            return self.sinusoid_rows(base, key, e)
+        if isinstance(base, V.SinusoidRows):
+            raise FrontendError("the rows of a sinusoid table may only be split in their "
+                                "two halves (torch.split(x, x.shape[-1] // 2, dim=-1))", e)
         if isinstance(base, (V.AttentionChain, V.RepeatedKV)):
             self.no_chain(base, e)
         if isinstance(base, (tuple, list, dict, str)):
@@ -570,6 +600,10 @@ class Translator(Ops):
         return self.binop(type(e.op), self.eval(e.left, env), self.eval(e.right, env), e)
 
     def binop(self, op, a, b, node):
+        if op is ast.Sub and a is V.TOKENS and b is V.TOKENS:
+            # key_length - query_length (GPT-Neo's slice of its mask): the
+            # keys are the tokens (no cache at import).
+            return 0
         for v in (a, b):
             if isinstance(v, V.Unavailable):
                 raise FrontendError(v.why, node)
@@ -608,7 +642,8 @@ class Translator(Ops):
     def _python(self, v, node):
         if v is V.TOKENS:
             raise FrontendError("the number of tokens is not known at import (it is "
-                                "dynamic): use -1 in views", node)
+                                "dynamic): it cannot be computed with or compared (use -1 for it "
+                                "in views)", node)
         return not isinstance(v, (V.Guard, V.Tensor, V.Spec, V.Instance, V.Container,
                                   V.ContainerRead, V.AttentionChain, V.RepeatedKV,
                                   V.CausalMask, V.NormChain, V.Positions,
@@ -762,6 +797,10 @@ class Translator(Ops):
                                    interleaved=layout is not None and
                                    rotary_check.LAYOUTS[layout][0])
                 return handler(self, node, [bound[n] for n in names], named)
+            if self.in_init:
+                built = self.sinusoid_table(func.node, args, kwargs, node)
+                if built is not None:
+                    return built
             return self.inline(func.node, None, args, kwargs, node)
         if isinstance(func, V.ClassRef):
             if not self.in_init:
@@ -823,7 +862,17 @@ class Translator(Ops):
                 # GPT-J's scale_attn = math.sqrt(head_dim): a Python number.
                 return _plain(getattr(math, name[5:]))(self, node, args, kwargs)
             if name in table.INIT_TENSORS:
-                return table.init_tensor(self, node, args, kwargs)
+                t = table.init_tensor(self, node, args, kwargs)
+                if name == "torch.ones":
+                    t.fill = "ones"
+                return t
+            if name in table.INIT_MASKS:
+                return table.INIT_MASKS[name](self, node, args, kwargs)
+            if name in table.INIT_SCALARS:
+                # CodeGen's scale_attn = torch.sqrt(torch.tensor(head_dim,
+                # dtype=torch.float32)).to(torch.get_default_dtype()): a 0-d
+                # tensor of a number known at import is that number.
+                return table.INIT_SCALARS[name](self, node, args, kwargs)
             if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
                 return table.parameter(self, node, args, kwargs)
             raise FrontendError("unknown module class or function '%s' in __init__" % name,
@@ -836,6 +885,10 @@ class Translator(Ops):
             return args[1] if len(args) > 1 else V.Dotted("eager_attention_forward")
         if name.startswith("math.") and hasattr(math, name[5:]):
             return _plain(getattr(math, name[5:]))(self, node, args, kwargs)
+        if name in table.STATELESS_MODULES:
+            # CodeGen's nn.Softmax(dim=-1)(attn_weights): a module without
+            # parameters, made and called in forward.
+            return table.lookup_module(name)(self, node, "", args, kwargs)
         if table.lookup_module(name) is not None:
             raise FrontendError("creating module '%s' in forward is not supported" % name,
                                 node)
@@ -1127,6 +1180,144 @@ class Translator(Ops):
         del self.specs[declared:]
         return inst
 
+    def mask_slice(self, m, key, node):
+        """GPT-Neo's `self.bias[:, :, key_length - query_length : key_length,
+        :key_length]`: the leading size-1 dimensions whole, the query rows
+        and key columns of the tokens (from 0: no cache at import)."""
+        key = list(key) if isinstance(key, tuple) else [key]
+        dims = m.lead + 2
+        if Ellipsis in key:
+            i = key.index(Ellipsis)
+            key[i:i + 1] = [slice(None)] * (dims - len(key) + 1)
+        key += [slice(None)] * (dims - len(key))
+        ok = len(key) == dims and all(isinstance(k, slice) and k.step in (None, 1)
+                                      for k in key)
+        ok = ok and all(k.start in (None, 0) and k.stop in (None, 1) for k in key[:m.lead])
+        ok = ok and all(k.start in (None, 0) and k.stop is V.TOKENS for k in key[m.lead:])
+        if not ok:
+            raise FrontendError("a boolean mask of __init__ is read only as its rows and "
+                                "columns of the tokens ([:, :, key_length - query_length : "
+                                "key_length, :key_length])", node)
+        t = V.BoolMask(m.keep, m.size, m.lead)
+        t.tokens = True
+        return t
+
+    def register_buffer(self, inst):
+        """nn.Module.register_buffer(name, tensor, persistent=True) in
+        __init__: the attribute `name` is that value (a sinusoid table, a
+        number for a 0-d tensor; what the frontend cannot compute stays
+        unavailable: an error where forward reads it). A buffer is no
+        checkpoint parameter: nothing is declared."""
+        def handler(tr, node, args, kwargs):
+            a = table.bind("register_buffer", ["name", "tensor", ("persistent", True)],
+                           args, kwargs, node)
+            if not isinstance(a["name"], str):
+                raise FrontendError("register_buffer: the name must be a string", node)
+            inst.attrs[a["name"]] = a["tensor"]
+        handler._tx_builtin = True
+        return handler
+
+    def sinusoid_table(self, fn, args, kwargs, node):
+        """A function of the file called in __init__ on numbers (GPT-J's and
+        CodeGen's `create_sinusoidal_positions(max_positions, dim)`): when
+        running its body (sinusoid.py) gives a [positions, dim] table of
+        the sines and cosines of positions x frequencies, a
+        V.SinusoidTable; when it gives another table, a value whose use is
+        an error; None when its body is not one the check runs (the call
+        is then translated as any other)."""
+        bound = self.bind(fn, args, kwargs, node)
+        if not bound or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                for v in bound.values()):
+            return None
+        rows = sinusoid.evaluate(fn, bound, self.src.aliases)
+        if rows is None:
+            return None
+        order = sinusoid.structure(rows)
+        if order not in ("sin_cos", "cos_sin"):
+            return V.Unavailable("%s (line %d) builds a table that is not a sinusoid "
+                                 "position table: %s; not supported"
+                                 % (fn.name, fn.lineno, order))
+        return V.SinusoidTable(self.init_path, len(rows), len(rows[0]),
+                               order == "sin_cos")
+
+    def sinusoid_rows(self, t, index, node):
+        """`table[position_ids]` (CodeGen) or `torch.gather(table, 1,
+        position_ids.unsqueeze(-1).repeat(1, 1, width))` (GPT-J): the rows
+        of a sinusoid table for the tokens' positions."""
+        if not isinstance(t, V.SinusoidTable):
+            raise FrontendError("only a sinusoid position table (built in __init__) is "
+                                "indexed by the position ids, not %s" % self.describe(t),
+                                node)
+        return V.SinusoidRows(t, node)
+
+    def sinusoid_split(self, rows, args, kwargs, node):
+        """`torch.split(sincos, sincos.shape[-1] // 2, dim=-1)`: the two halves
+        of the rows, the function's rotary sin and cos arguments (in the
+        order of the table: sin first for GPT-J's and CodeGen's), one pair
+        of arguments per table (`cos`, `sin` for the first)."""
+        from .table import _arg
+        size = _arg(args, kwargs, 0, ("split_size_or_sections", "split_size"), node)
+        dim = _arg(args, kwargs, 1, "dim", node, 0)
+        half = rows.table.width // 2
+        if dim not in (-1, 2) or not (size == half or list(size) == [half, half]
+                                      if isinstance(size, (int, list, tuple)) and
+                                      not isinstance(size, bool) else False):
+            raise FrontendError("the rows of a sinusoid table may only be split in their "
+                                "two halves (split(%d, dim=-1)), got split(%s, dim=%s)"
+                                % (half, self.describe(size), self.describe(dim)), node)
+        key = ("sinusoid", rows.table.path)
+        if key not in self.rope_tables and list(self.rope_tables) == [None]:
+            self.rope_tables[key] = self.rope_tables[None]
+        if key not in self.rope_tables:
+            taken = {name for _, name in self.em.args}
+            suffix = rows.table.path.replace(".", "_")
+            names = ("cos", "sin") if not taken & {"cos", "sin"} else \
+                ("cos_" + suffix, "sin_" + suffix)
+            self.rope_tables[key] = self.rope_pair(names)
+        cos, sin = self.rope_tables[key]
+        for c in (cos, sin):
+            self.fix_last(c, half, node, "rotary %s" % c.role)
+        return (sin, cos) if rows.table.sin_first else (cos, sin)
+
+    def positions_method(self, p, name, args, kwargs, node):
+        """The position ids' methods GPT-J uses to gather a sinusoid table's
+        rows: `.unsqueeze(-1)`, then `.repeat(1, 1, width)`; dtype and
+        device conversions."""
+        if name in ("to", "long", "int", "type", "contiguous", "detach"):
+            return p
+        if name == "unsqueeze" and p.columns is None and len(args) == 1 and not kwargs \
+                and args[0] in (-1, 2):
+            return V.Positions(columns=1)
+        if name == "repeat" and p.columns == 1 and not kwargs:
+            sizes = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
+                else list(args)
+            if len(sizes) == 3 and sizes[0] == 1 and sizes[1] == 1 and \
+                    isinstance(sizes[2], int) and not isinstance(sizes[2], bool) and \
+                    sizes[2] > 0:
+                return V.Positions(columns=sizes[2])
+        if name == "size":
+            sizes = p.sizes()
+            return sizes if not args else sizes[args[0]]
+        raise FrontendError("%s: .%s(%s) is not supported (they only select the rows of "
+                            "a rotary table)" % (self.describe(p), name, ", ".join(
+                                self.describe(a) for a in args)), node)
+
+    def table_method(self, t, name, args, kwargs, node):
+        """A sinusoid table's methods: dtype/device conversions, and GPT-J's
+        `.repeat(batch, 1, 1)` (batch 1)."""
+        if name in ("to", "float", "type", "contiguous", "detach"):
+            return t
+        if name == "repeat" and not kwargs and not t.batch:
+            sizes = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
+                else list(args)
+            if sizes == [1, 1, 1]:
+                return V.SinusoidTable(t.path, t.rows, t.width, t.sin_first, batch=True)
+        if name == "size":
+            sizes = t.sizes()
+            return sizes if not args else sizes[args[0]]
+        raise FrontendError("a sinusoid position table: .%s() is not supported (only its "
+                            "rows for the position ids are read)" % name, node)
+
     def rotary_call(self, module, args, kwargs, node):
         """`self.rotary_emb(x, position_ids)` (or `seq_len=`): the (cos, sin)
         of the tokens' positions, arguments of the function; one pair per
@@ -1288,7 +1479,7 @@ class Translator(Ops):
         if isinstance(v, V.AttentionChain):
             return v.what()
         if isinstance(v, V.RepeatedKV):
-            return "the result of repeat_kv (line %d)" % v.node.lineno
+            return "the result of %s (line %d)" % (v.what, v.node.lineno)
         if isinstance(v, V.NormChain):
             return v.what()
         if isinstance(v, V.CausalMask):

@@ -83,7 +83,47 @@ class Positions:
     cos/sin, which are arguments of the imported function (a rotary
     embedding module's output for the tokens' positions), so they are no
     tensor in tx: passed on, tested against None, given to a rotary module
-    or helper, nothing else."""
+    or helper, used to gather the rows of a sinusoid table (SinusoidTable),
+    nothing else. `columns`: GPT-J's `position_ids.unsqueeze(-1)` (1) and
+    `.repeat(1, 1, n)` (n), the index of a torch.gather of n columns."""
+
+    def __init__(self, columns=None):
+        self.columns = columns
+
+    def sizes(self):
+        return (1, TOKENS) + ((self.columns,) if self.columns is not None else ())
+
+
+class SinusoidTable:
+    """A sinusoid position table a module built in __init__ (GPT-J's and
+    CodeGen's `self.embed_positions = create_sinusoidal_positions(num_pos,
+    dim)`), checked by running the file's function (sinusoid.py): `rows`
+    positions of `width` columns, the sines of the angles in one half and
+    their cosines in the other (`sin_first`). tx computes no table: its rows
+    for the tokens' positions (`table[position_ids]`, `torch.gather`) are
+    the function's rotary arguments (SinusoidRows). `batch`: after
+    `.repeat(batch, 1, 1)` (GPT-J's _get_embed_positions) a leading
+    dimension."""
+
+    def __init__(self, path, rows, width, sin_first, batch=False):
+        self.path, self.rows, self.width = path, rows, width
+        self.sin_first, self.batch = sin_first, batch
+
+    def sizes(self):
+        return ((1,) if self.batch else ()) + (self.rows, self.width)
+
+
+class SinusoidRows:
+    """The rows of a SinusoidTable for the tokens' positions, [1, tokens,
+    width]: only split in its two halves (`torch.split(sincos,
+    sincos.shape[-1] // 2, dim=-1)`), which are the function's rotary sin
+    and cos arguments, one angle per rotated pair."""
+
+    def __init__(self, table, node):
+        self.table, self.node = table, node
+
+    def sizes(self):
+        return (1, TOKENS, self.table.width)
 
 
 class AttentionChain:
@@ -103,6 +143,14 @@ class AttentionChain:
     # softcap post.
     capped = False
     post = 1.0
+    # BART's attention (BioGPT, XGLM, ...): q, k, v viewed [batch * heads,
+    # tokens, head_dim] and multiplied with torch.bmm: the scores are
+    # [batch * heads, tokens, tokens] (`merged`) until viewed back.
+    merged = False
+    # torch.where(mask, scores, very negative) with a boolean mask of
+    # __init__ (GPT-Neo): (True, window or None), combined with the added
+    # causal mask (both keep only keys a causal attention keeps).
+    where = None
     # Where the chain began in the IR being emitted (block, length): q and k
     # are read by the tx.attention at its end, so nothing may be emitted in
     # between (an in-place write of q or k would change what PyTorch's
@@ -126,6 +174,7 @@ class AttentionChain:
     def but(self, **changes):
         c = AttentionChain(self.q, self.k, self.node, self.scale, self.causal, self.probs)
         c.capped, c.post, c.mark = self.capped, self.post, self.mark
+        c.where, c.merged = self.where, self.merged
         c.origin, c.version = self.origin, self.version
         c.__dict__.update(changes)
         return c
@@ -136,6 +185,8 @@ class AttentionChain:
 
     def sizes(self):
         heads = self.q.type.shape[1]
+        if self.merged:
+            return (heads, TOKENS, TOKENS)
         return (1, heads, TOKENS, TOKENS)
 
 
@@ -188,10 +239,14 @@ class NormChain:
 class RepeatedKV:
     """`repeat_kv(k, n)` (HF's GQA helper): k with each head repeated n
     times. tx.attention does GQA by head counts, so this only marks k or v
-    for the attention matmuls; any other use is an error."""
+    for the attention matmuls; any other use is an error. `what` names the
+    form in messages: HF's repeat_kv, or `expand` of a size-1 heads
+    dimension (GPTBigCode's `key.unsqueeze(1).expand(-1, heads, -1, -1)`,
+    a broadcast view of its one key/value head)."""
 
-    def __init__(self, tensor, n_rep, node):
+    def __init__(self, tensor, n_rep, node, what="repeat_kv"):
         self.tensor, self.n_rep, self.node = tensor, n_rep, node
+        self.what = what
 
 
 class Unavailable:
@@ -314,8 +369,49 @@ class InitTensor:
     """torch.ones/zeros/empty/randn/rand(sizes) in __init__: the initial
     value of an nn.Parameter (the checkpoint gives the real one)."""
 
-    def __init__(self, shape):
+    def __init__(self, shape, fill=None):
         self.shape = tuple(shape)
+        self.fill = fill  # "ones" for torch.ones (a boolean mask's start)
+
+
+class BoolMask:
+    """A boolean attention mask built in __init__ from torch.ones((n, n))
+    with torch.tril/triu (diagonal k) and bitwise xor/and (GPT-Neo's `bias`
+    buffer: causal, and on local layers xor its tril(-window)): `keep(d)`
+    says whether key s is visible to query t, d = t - s (every such mask is
+    a function of t - s). `lead`: the leading size-1 dimensions (`.view(1,
+    1, n, n)`); `size`: n. `torch.where(mask, scores, very negative)` on
+    attention written out makes it tx.attention's causal mask, with a
+    window when the mask is HF's sliding one (AttentionChain.where)."""
+
+    def __init__(self, keep, size, lead=0):
+        self.keep, self.size, self.lead = keep, size, lead
+
+    def sizes(self):
+        return (1,) * self.lead + (self.size, self.size)
+
+    def classify(self):
+        """(True, None) for the causal mask, (True, W) for the sliding
+        window W (0 <= t - s < W), else None."""
+        kept = [d for d in range(-self.size + 1, self.size) if self.keep(d)]
+        if not kept or kept[0] != 0 or kept != list(range(kept[0], kept[-1] + 1)):
+            return None
+        if kept[-1] == self.size - 1:
+            return (True, None)
+        return (True, kept[-1] + 1)
+
+
+class FInfo:
+    """torch.finfo(dtype): its min, max, eps (the import's dtype)."""
+
+    def __init__(self, dtype):
+        bits = {"f32": (-3.4028234663852886e38, 1.1920928955078125e-07),
+                "bf16": (-3.3895313892515355e38, 0.0078125),
+                "f16": (-65504.0, 0.0009765625)}[dtype]
+        self.min, self.eps = bits
+        self.max = -self.min
+        self.tiny = {"f32": 1.1754943508222875e-38, "bf16": 1.1754943508222875e-38,
+                     "f16": 6.103515625e-05}[dtype]
 
 
 class Identity:

@@ -32,3 +32,27 @@ class IsinstanceArity(nn.Module):
     def forward(self, hidden_states):
         assert isinstance(hidden_states)
         return self.proj(hidden_states)
+
+
+class ExpandedHead(nn.Module):
+    """One key/value head expanded to the query's heads (GPTBigCode's SDPA
+    attention) is a broadcast only the attention may read."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.kv = nn.Linear(config.hidden_size, 32, bias=False)
+
+    def forward(self, hidden_states):
+        key, value = self.kv(hidden_states).split((16, 16), dim=-1)
+        key = key.unsqueeze(1).expand(-1, 4, -1, -1)
+        return key + 1.0
+
+
+class ExpandedTokens(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.kv = nn.Linear(config.hidden_size, 16, bias=False)
+
+    def forward(self, hidden_states):
+        key = self.kv(hidden_states)
+        return key.expand(1, -1, 32)

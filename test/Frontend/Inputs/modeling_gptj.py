@@ -8,8 +8,8 @@
 # the mask, nn.LayerNorm, attention and MLP side by side off one norm.
 #
 # One change from HF's file: HF's GPTJAttention builds a sinusoid table in
-# __init__ and gathers cos/sin from it with position_ids in forward (which
-# the frontend does not import); here, as the layers of HF's newer models,
+# __init__ and gathers cos/sin from it with position_ids in forward (that is
+# modeling_gptj_positions.py); here, as the layers of newer HF models,
 # forward takes them as position_embeddings (cos, sin), one angle per pair.
 import math
 from typing import Optional, Tuple, Union

@@ -67,8 +67,10 @@ PRETRAINED_CONFIG_DEFAULTS = {
 }
 
 
-ATTRIBUTE_MAP = {"hidden_size": "n_embd", "num_attention_heads": "n_head",
-                 "num_hidden_layers": "n_layer", "max_position_embeddings": "n_positions"}
+ATTRIBUTE_MAP = {"hidden_size": ("n_embd", "d_model"),
+                 "num_attention_heads": ("n_head", "num_heads", "attention_heads"),
+                 "num_hidden_layers": ("n_layer", "num_layers"),
+                 "max_position_embeddings": "n_positions"}
 
 
 def transformers_stub():
@@ -185,6 +187,7 @@ def transformers_stub():
         "deprecate_kwarg": deprecate_kwarg, "logging": logging_module,
         "Unpack": Typing, "FlashAttentionKwargs": Typing, "TransformersKwargs": Typing,
         "is_torch_flex_attn_available": lambda: False,
+        "is_torch_fx_proxy": lambda x: False, "is_torchdynamo_compiling": lambda: False,
         "is_flash_attn_available": lambda: False,
     }
     for d in ("auto_docstring", "can_return_tuple", "check_model_inputs",
@@ -224,10 +227,32 @@ def transformers_stub():
 
 
 def torch_compat():
-    """nn.LayerNorm(..., bias=False) (PyTorch >= 2.1) on the PyTorch 1.13
-    installed here: a LayerNorm whose bias is None, as 2.1's."""
+    """What later PyTorch versions have, on the PyTorch 1.13 installed here:
+    nn.LayerNorm(..., bias=False) (2.1: a LayerNorm whose bias is None) and
+    F.scaled_dot_product_attention (2.0, as its documentation defines it)."""
     import inspect
+    import torch
     from torch import nn
+    if not hasattr(nn.functional, "scaled_dot_product_attention"):
+        # PyTorch 2.0's F.scaled_dot_product_attention (its documented
+        # reference: an additive or boolean attn_mask, is_causal, scale).
+        def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                         is_causal=False, scale=None):
+            assert dropout_p == 0.0, "inference only"
+            L, S = query.size(-2), key.size(-2)
+            scale = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+            bias = torch.zeros(L, S, dtype=query.dtype)
+            if is_causal:
+                assert attn_mask is None
+                bias.masked_fill_(~torch.ones(L, S, dtype=torch.bool).tril(), float("-inf"))
+            if attn_mask is not None and attn_mask.dtype == torch.bool:
+                bias = bias.masked_fill(~attn_mask, float("-inf"))
+            elif attn_mask is not None:
+                bias = bias + attn_mask
+            weights = query @ key.transpose(-2, -1) * scale + bias
+            return torch.softmax(weights, dim=-1) @ value
+
+        nn.functional.scaled_dot_product_attention = scaled_dot_product_attention
     if "bias" in inspect.signature(nn.LayerNorm.__init__).parameters:
         return
 
@@ -322,9 +347,10 @@ def run(a):
         # HF sets _attn_implementation at run time (tx.frontend's default too).
         cfg = types.SimpleNamespace(**dict(PRETRAINED_CONFIG_DEFAULTS, **json.load(f)))
     # HF's attribute_map (GPT-2's config.json has n_embd for hidden_size, ...).
-    for key, alias in ATTRIBUTE_MAP.items():
-        if not hasattr(cfg, key) and hasattr(cfg, alias):
-            setattr(cfg, key, getattr(cfg, alias))
+    for key, aliases in ATTRIBUTE_MAP.items():
+        for alias in (aliases,) if isinstance(aliases, str) else aliases:
+            if not hasattr(cfg, key) and hasattr(cfg, alias):
+                setattr(cfg, key, getattr(cfg, alias))
     config_class_defaults(cfg)
     # A module of a transformers package, so that HF's relative imports
     # (from ...activations import ACT2FN) resolve to the stub above.

@@ -126,7 +126,8 @@ class Ops:
                                                  self.dtype))
         self.em.op([out], lambda: "tx.linear @%s(%s) : %s -> %s" % (
             layer.symbol, x.value, x.type, out.type), node)
-        return V.Tensor(out, x.dims)
+        # PyTorch's output is a new contiguous tensor in x's order.
+        return V.Tensor(out, x.dims, tlayout=x.dims)
 
     def norm(self, norm, x, node):
         x = self.tensor(x, node, "the input of self.%s" % norm.path)
@@ -155,14 +156,14 @@ class Ops:
         self.em.op([out], lambda: "tx.%s %s eps %s%s : %s -> %s" % (
             kind, ", ".join(str(v) for v in operands), float_literal(eps),
             offset, ", ".join(str(v.type) for v in operands), out.type), node)
-        return V.Tensor(out, x.dims)
+        return V.Tensor(out, x.dims, tlayout=x.tlayout)
 
     def unary(self, kind, x, node):
         x = self.tensor(x, node)
         out = self.fresh(kind, x.type.contiguous())
         self.em.op([out], lambda: "tx.unary %s %s : %s -> %s" % (kind, x.value, x.type,
                                                                    out.type), node)
-        return V.Tensor(out, x.dims)
+        return V.Tensor(out, x.dims, tlayout=x.tlayout)
 
     def activation(self, kind, x, node):
         """An activation module or ACT2FN entry: tx.unary, or the steps of
@@ -224,7 +225,7 @@ class Ops:
         out = self.fresh(kind, lhs.type.contiguous())
         self.em.op([out], lambda: "tx.binary %s %s, %s : %s, %s -> %s" % (
             kind, lhs.value, r, lhs.type, rtype, out.type), node)
-        return V.Tensor(out, lhs.dims)
+        return V.Tensor(out, lhs.dims, tlayout=lhs.tlayout)
 
     def binary_into(self, kind, lhs, rhs, target, node):
         target = self.tensor(target, node, "the written tensor")
@@ -258,7 +259,7 @@ class Ops:
         n = len(dims)
         a, b = a % n, b % n
         dims[a], dims[b] = dims[b], dims[a]
-        return V.Tensor(t.value, dims, t.role)
+        return V.Tensor(t.value, dims, t.role, t.tlayout)
 
     def view(self, t, sizes, node, copy=False):
         """t.view(sizes) (copy: t.reshape(sizes), which copies a slice whose
@@ -332,7 +333,11 @@ class Ops:
     def is_contiguous(self, t):
         """Whether PyTorch's tensor t is contiguous (with more than one
         token): its dimensions in buffer order and its buffer row-major
-        (size-1 dimensions' strides do not matter)."""
+        (size-1 dimensions' strides do not matter), or laid out by PyTorch
+        in the order of its dimensions (Tensor.tlayout)."""
+        if t.tlayout is not None:
+            return [d for d in t.dims if d is not None] == \
+                [d for d in t.tlayout if d is not None]
         if not t.identity():
             return False
         if t.type.strides is None:
@@ -351,7 +356,8 @@ class Ops:
         out = self.alloc(t.type.contiguous(), t, node, "contiguous")
         self.em.op([], lambda: "tx.copy %s into %s : %s, %s" % (
             t.value, out, t.type, out.type), node)
-        return V.Tensor(out, t.dims)
+        # Contiguous in PyTorch, in t's order (the buffer stays token-major).
+        return V.Tensor(out, t.dims, tlayout=t.dims)
 
     def alloc(self, rtype, like, node, hint):
         """memref.alloc of `rtype`, its token size that of tensor `like`."""
@@ -609,7 +615,7 @@ class Ops:
             n = len(t.dims)
             if sorted(p % n for p in perm) != list(range(n)):
                 raise FrontendError("bad permutation %r" % (perm,), node)
-            return V.Tensor(t.value, [t.dims[p % n] for p in perm])
+            return V.Tensor(t.value, [t.dims[p % n] for p in perm], tlayout=t.tlayout)
         if name == "matmul":
             return self.matmul(t, args[0] if args else kwargs.get("other"), node)
         if name == "repeat_interleave":
@@ -641,7 +647,9 @@ class Ops:
         if name == "unsqueeze":
             t = self.tensor(t, node)
             d = args[0] % (len(t.dims) + 1)
-            return V.Tensor(t.value, t.dims[:d] + [None] + t.dims[d:])
+            return V.Tensor(t.value, t.dims[:d] + [None] + t.dims[d:],
+                            tlayout=None if t.tlayout is None else
+                            t.tlayout[:d] + [None] + t.tlayout[d:])
         if name in ("chunk", "split", "narrow"):
             return self.split_method(name, t, args, kwargs, node)
         if name == "squeeze" and args:
@@ -649,7 +657,9 @@ class Ops:
             d = args[0] % len(t.dims)
             if t.dims[d] is not None:
                 return t
-            return V.Tensor(t.value, t.dims[:d] + t.dims[d + 1:])
+            return V.Tensor(t.value, t.dims[:d] + t.dims[d + 1:],
+                            tlayout=None if t.tlayout is None else
+                            t.tlayout[:d] + t.tlayout[d + 1:])
         kind = name[:-1] if name.endswith("_") else name
         if kind in ("add", "sub", "mul", "div"):
             # Tensor.add(other, *, alpha=1) (input + alpha * other), sub the
@@ -707,7 +717,7 @@ class Ops:
         shape = tuple(None if sizes[i] is V.TOKENS else sizes[i] for i in axes)
         out = self.alloc(MemRef(shape, self.dtype), t, node, "empty")
         dims = [axes.index(i) if i in axes else None for i in range(len(sizes))]
-        return V.Tensor(out, dims)
+        return V.Tensor(out, dims, tlayout=dims)
 
     def index_assign(self, t, key, value, node):
         """t[key] = value: PyTorch copies value into the view t[key],

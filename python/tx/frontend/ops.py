@@ -127,7 +127,8 @@ class Ops:
                                                  self.dtype))
         self.em.op([out], lambda: "tx.linear @%s(%s) : %s -> %s" % (
             layer.symbol, x.value, x.type, out.type), node)
-        return V.Tensor(out, x.dims)
+        # PyTorch's output is a new contiguous tensor in x's order.
+        return V.Tensor(out, x.dims, tlayout=x.dims)
 
     def norm(self, norm, x, node):
         x = self.tensor(x, node, "the input of self.%s" % norm.path)
@@ -156,14 +157,14 @@ class Ops:
         self.em.op([out], lambda: "tx.%s %s eps %s%s : %s -> %s" % (
             kind, ", ".join(str(v) for v in operands), float_literal(eps),
             offset, ", ".join(str(v.type) for v in operands), out.type), node)
-        return V.Tensor(out, x.dims)
+        return V.Tensor(out, x.dims, tlayout=x.tlayout)
 
     def unary(self, kind, x, node):
         x = self.tensor(x, node)
         out = self.fresh(kind, x.type.contiguous())
         self.em.op([out], lambda: "tx.unary %s %s : %s -> %s" % (kind, x.value, x.type,
                                                                    out.type), node)
-        return V.Tensor(out, x.dims)
+        return V.Tensor(out, x.dims, tlayout=x.tlayout)
 
     def activation(self, kind, x, node):
         """An activation module or ACT2FN entry: tx.unary, or the steps of
@@ -225,7 +226,7 @@ class Ops:
         out = self.fresh(kind, lhs.type.contiguous())
         self.em.op([out], lambda: "tx.binary %s %s, %s : %s, %s -> %s" % (
             kind, lhs.value, r, lhs.type, rtype, out.type), node)
-        return V.Tensor(out, lhs.dims)
+        return V.Tensor(out, lhs.dims, tlayout=lhs.tlayout)
 
     def binary_into(self, kind, lhs, rhs, target, node):
         target = self.tensor(target, node, "the written tensor")
@@ -259,7 +260,7 @@ class Ops:
         n = len(dims)
         a, b = a % n, b % n
         dims[a], dims[b] = dims[b], dims[a]
-        return V.Tensor(t.value, dims, t.role)
+        return V.Tensor(t.value, dims, t.role, t.tlayout)
 
     def view(self, t, sizes, node, copy=False):
         """t.view(sizes) (copy: t.reshape(sizes), which copies a slice whose
@@ -356,7 +357,11 @@ class Ops:
     def is_contiguous(self, t):
         """Whether PyTorch's tensor t is contiguous (with more than one
         token): its dimensions in buffer order and its buffer row-major
-        (size-1 dimensions' strides do not matter)."""
+        (size-1 dimensions' strides do not matter), or laid out by PyTorch
+        in the order of its dimensions (Tensor.tlayout)."""
+        if t.tlayout is not None:
+            return [d for d in t.dims if d is not None] == \
+                [d for d in t.tlayout if d is not None]
         if not t.identity():
             return False
         if t.type.strides is None:
@@ -375,7 +380,8 @@ class Ops:
         out = self.alloc(t.type.contiguous(), t, node, "contiguous")
         self.em.op([], lambda: "tx.copy %s into %s : %s, %s" % (
             t.value, out, t.type, out.type), node)
-        return V.Tensor(out, t.dims)
+        # Contiguous in PyTorch, in t's order (the buffer stays token-major).
+        return V.Tensor(out, t.dims, tlayout=t.dims)
 
     def alloc(self, rtype, like, node, hint):
         """memref.alloc of `rtype`, its token size that of tensor `like`."""
@@ -650,7 +656,7 @@ class Ops:
             n = len(t.dims)
             if sorted(p % n for p in perm) != list(range(n)):
                 raise FrontendError("bad permutation %r" % (perm,), node)
-            return V.Tensor(t.value, [t.dims[p % n] for p in perm])
+            return V.Tensor(t.value, [t.dims[p % n] for p in perm], tlayout=t.tlayout)
         if name == "matmul":
             return self.matmul(t, args[0] if args else kwargs.get("other"), node)
         if name == "repeat_interleave":
@@ -682,7 +688,9 @@ class Ops:
         if name == "unsqueeze":
             t = self.tensor(t, node)
             d = args[0] % (len(t.dims) + 1)
-            return V.Tensor(t.value, t.dims[:d] + [None] + t.dims[d:])
+            return V.Tensor(t.value, t.dims[:d] + [None] + t.dims[d:],
+                            tlayout=None if t.tlayout is None else
+                            t.tlayout[:d] + [None] + t.tlayout[d:])
         if name in ("chunk", "split", "narrow"):
             return self.split_method(name, t, args, kwargs, node)
         if name == "expand":
@@ -692,7 +700,9 @@ class Ops:
             d = args[0] % len(t.dims)
             if t.dims[d] is not None:
                 return t
-            return V.Tensor(t.value, t.dims[:d] + t.dims[d + 1:])
+            return V.Tensor(t.value, t.dims[:d] + t.dims[d + 1:],
+                            tlayout=None if t.tlayout is None else
+                            t.tlayout[:d] + t.tlayout[d + 1:])
         kind = name[:-1] if name.endswith("_") else name
         if kind in ("add", "sub", "mul", "div"):
             # Tensor.add(other, *, alpha=1) (input + alpha * other), sub the
@@ -709,6 +719,8 @@ class Ops:
         if name == "copy_":
             a = bind("Tensor.copy_", ["src", ("non_blocking", False)], args, kwargs, node)
             return self.copy_into(a["src"], t, node)
+        if name == "new_empty":
+            return self.new_empty(t, args, kwargs, node)
         if kind in ("exp", "neg", "relu"):
             bind("Tensor.%s" % name, [], args, kwargs, node)
             if name.endswith("_"):
@@ -719,6 +731,84 @@ class Ops:
             if chain is not None:
                 return chain
         return self.opaque("Tensor.%s" % name, [t] + list(args), kwargs, node)
+
+    def new_empty(self, t, args, kwargs, node):
+        """t.new_empty(*size) (DeepSeek-V2's `k_pe.new_empty(bsz, num_heads,
+        q_len, q_head_dim)`): a fresh buffer (memref.alloc, its elements
+        undefined as PyTorch's are), token-major as every tx buffer: the
+        token dimension first, then the other dimensions larger than 1 in
+        order; size-1 dimensions are no axes. Its token count is t's."""
+        sizes = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
+            else list(args)
+        bind("Tensor.new_empty", ["*", ("dtype", None), ("device", None),
+                                   ("requires_grad", False), ("layout", None),
+                                   ("pin_memory", False)], [], kwargs, node,
+             fixed=("requires_grad", "layout", "pin_memory"))
+        t = self.tensor(t, node)
+        for x in sizes:
+            if not (x is V.TOKENS or isinstance(x, int) and not isinstance(x, bool) and x >= 1):
+                raise FrontendError("new_empty: sizes must be numbers known at import or the "
+                                    "token count, got %s" % self.describe(x), node)
+        if sum(x is V.TOKENS for x in sizes) > 1:
+            raise FrontendError("new_empty with the token count in two dimensions is not "
+                                "supported", node)
+        axes = ([i for i, x in enumerate(sizes) if x is V.TOKENS] +
+                [i for i, x in enumerate(sizes) if x is not V.TOKENS and x != 1])
+        if V.TOKENS in sizes and (t.type.shape[:1] != (None,) or 0 not in t.dims):
+            raise FrontendError("new_empty with the token count, of a tensor without the "
+                                "token dimension: not supported", node)
+        shape = tuple(None if sizes[i] is V.TOKENS else sizes[i] for i in axes)
+        out = self.alloc(MemRef(shape, self.dtype), t, node, "empty")
+        dims = [axes.index(i) if i in axes else None for i in range(len(sizes))]
+        return V.Tensor(out, dims, tlayout=dims)
+
+    def index_assign(self, t, key, value, node):
+        """t[key] = value: PyTorch copies value into the view t[key],
+        broadcasting it (DeepSeek-V2's `key_states[:, :, :, nope:] = k_pe`,
+        k_pe's one head over all heads): tx.copy into the view (tx.slice),
+        or, for each dimension value broadcasts (size 1 where the view's
+        is larger), one tx.copy per position of it."""
+        view = self.tensor_index(t, key, node)
+        if not isinstance(value, V.Tensor):
+            raise FrontendError("assigning %s to a slice of a tensor is not supported (only a "
+                                "tensor)" % self.describe(value), node)
+        value = self.tensor(value, node, "the assigned value")
+        want, have = list(view.sizes()), list(value.sizes())
+        if len(have) > len(want):
+            extra = len(have) - len(want)
+            if any(d is not None for d in value.dims[:extra]):
+                raise FrontendError("a tensor of sizes %s assigned to a slice of sizes %s: "
+                                    "they do not broadcast" % (tuple(have), tuple(want)),
+                                    node)
+            value = V.Tensor(value.value, value.dims[extra:])
+            have = have[extra:]
+        value = V.Tensor(value.value, [None] * (len(want) - len(have)) + value.dims)
+        have = [1] * (len(want) - len(have)) + have
+        spread = []
+        for i, (w, h) in enumerate(zip(want, have)):
+            if w is h or w == h and V.TOKENS not in (w, h):
+                continue
+            if h == 1 and isinstance(w, int):
+                spread.append(i)
+                continue
+            raise FrontendError("a tensor of sizes %s assigned to a slice of sizes %s: they "
+                                "do not broadcast" % (tuple(value.sizes()), tuple(want)),
+                                node)
+        if not spread:
+            return self.copy_into(value, view, node)
+        ones = [value.dims[i] for i in spread if value.dims[i] is not None]
+        dims = [None if d is None else d - sum(a < d for a in ones)
+                for i, d in enumerate(value.dims) if i not in spread]
+        if ones:
+            value = self.drop_axes(value, ones, node)
+        value = V.Tensor(value.value, dims)
+        import itertools
+        for at in itertools.product(*(range(want[i]) for i in spread)):
+            index = [slice(None)] * len(want)
+            for i, j in zip(spread, at):
+                index[i] = j
+            self.copy_into(value, self.tensor_index(view, tuple(index), node), node)
+        return view
 
     def split_method(self, name, t, args, kwargs, node):
         """t.chunk(n, dim=0), t.split(size_or_sizes, dim=0), t.narrow(dim,
@@ -817,16 +907,68 @@ class Ops:
         return V.Tensor(out, t.dims)
 
     # -- transformer ops -------------------------------------------------------
+    @staticmethod
+    def rotary_shaped(x):
+        """[tokens, heads, head_dim] buffers, or [tokens, head_dim] ones whose
+        heads dimension is a size-1 one of PyTorch's (DeepSeek-V2's one
+        rotary key head, `k_pe.view(bsz, q_len, 1, d).transpose(1, 2)`)."""
+        n = len(x.type.shape)
+        return (n == 3 and x.dims[-1] == 2) or \
+            (n == 2 and x.dims[-1] == 1 and len(x.dims) == 4)
+
+    def unit_heads(self, x, heads_dim, node):
+        """x [tokens, head_dim] whose PyTorch dimension `heads_dim` is a
+        size-1 one: the same elements viewed [tokens, 1, head_dim]."""
+        if len(x.type.shape) != 2 or len(x.dims) != 4 or \
+                not isinstance(heads_dim, int) or isinstance(heads_dim, bool) or \
+                not -4 <= heads_dim < 4 or x.dims[heads_dim] is not None or \
+                [d for d in x.dims if d is not None] != [0, 1]:
+            return x
+        shape = (x.type.shape[0], 1, x.type.shape[1])
+        rtype = MemRef(shape, x.type.dtype) if x.type.strides is None else \
+            self.strided_view(x.type, shape, node)
+        out = self.view_of(x, "heads", rtype)
+        self.em.op([out], lambda: "tx.view %s : %s -> %s" % (x.value, x.type, out.type),
+                   node)
+        dims = [2 if d == 1 else d for d in x.dims]
+        dims[heads_dim] = 1
+        return V.Tensor(out, dims)
+
+    def deinterleaved(self, x, node):
+        """A fresh [tokens, heads, d] buffer holding x's pairs de-interleaved:
+        features 2i first, then 2i + 1 (DeepSeek-V2's `x.view(b, h, s, d // 2,
+        2).transpose(4, 3).reshape(b, h, s, d)`): x viewed [tokens, heads,
+        d / 2, 2], each of the two strided slices copied into one half."""
+        shape = x.type.shape
+        half = shape[2] // 2
+        split = shape[:2] + (half, 2)
+        rtype = MemRef(split, x.type.dtype) if x.type.strides is None else \
+            self.strided_view(x.type, split, node)
+        pairs = self.view_of(x, "pairs", rtype)
+        self.em.op([pairs], lambda: "tx.view %s : %s -> %s" % (
+            x.value, x.type, pairs.type), node)
+        out = self.alloc(x.type.contiguous(), x, node, "deinterleaved")
+        whole = V.Tensor(out, [0, 1, 2])
+        for p in (0, 1):
+            part = self.drop_axes(self.narrow(V.Tensor(pairs, [0, 1, 2, 3]), 3, p, 1, node),
+                                  [3], node)
+            self.copy_into(part, self.narrow(whole, 2, p * half, half, node), node)
+        return V.Tensor(out, x.dims)
+
     def rotary(self, x, cos, sin, heads_dim, node, rotary_dim=None, interleaved=False):
         """tx.rotary on the first `rotary_dim` features of each head (all of
         them by default); the rest pass through (HF's partial rotary: the
         rotated part and the rest concatenated). `interleaved`: pairs (2i,
-        2i+1) (GPT-J, Cohere), else the halves (NeoX)."""
+        2i+1) (GPT-J, Cohere), else the halves (NeoX); "deinterleaved": the
+        halves of a copy with the pairs de-interleaved (DeepSeek-V2). A
+        [tokens, head_dim] x whose heads are a size-1 dimension of PyTorch's
+        is viewed [tokens, 1, head_dim] first."""
         x = self.tensor(x, node, "the rotary input")
         for c in (cos, sin):
             if not isinstance(c, V.Tensor) or c.role not in ("cos", "sin"):
                 raise FrontendError("rotary cos/sin must be the forward's position "
                                     "embeddings", node)
+        x = self.unit_heads(x, heads_dim, node)
         if len(x.type.shape) != 3 or x.dims[-1] != 2 or x.dims[heads_dim] != 1:
             raise FrontendError("rotary input must be [..., heads, tokens, head_dim] with "
                                 "heads at dimension %d" % heads_dim, node)
@@ -836,6 +978,12 @@ class Ops:
                 rot > head_dim:
             raise FrontendError("the rotary dimension must be even and within the head "
                                 "dimension %d, got %r" % (head_dim, rot), node)
+        if interleaved == "deinterleaved":
+            if rot != head_dim:
+                raise FrontendError("a rotary helper de-interleaving the pairs with partial "
+                                    "rotary (%d of %d features) is not supported"
+                                    % (rot, head_dim), node)
+            x, interleaved = self.deinterleaved(x, node), False
         for c in (cos, sin):
             self.fix_last(c, rot // 2, node, "rotary %s" % c.role)
         part = self.narrow(x, 2, 0, rot, node)
@@ -907,7 +1055,9 @@ class Ops:
                     not 0 < softcap < float("inf"):
                 raise FrontendError("softcap must be a positive number known at import, "
                                     "got %s" % self.describe(softcap), node)
-        out = self.fresh("attn", q.type.contiguous())
+        # [tokens, q_heads, the value's head_dim] (DeepSeek-V2's v_head_dim
+        # differs from the query's).
+        out = self.fresh("attn", MemRef(q.type.shape[:2] + v.type.shape[2:], q.type.dtype))
         attrs = " causal" if mask is not None else ""
         if window is not None:
             attrs += " window %d" % window
@@ -1035,9 +1185,6 @@ class Ops:
             raise FrontendError("probs @ v: the keys have %d heads and the values %d (tx."
                                 "attention shares one head count for k and v)"
                                 % (kh, vh), node)
-        if v.type.shape[2] != q.type.shape[2]:
-            raise FrontendError("probs @ v: value head dimension %d differs from the "
-                                "query's %d" % (v.type.shape[2], q.type.shape[2]), node)
         block, length = probs.mark
         if block is not self.em.blocks[-1] or len(block.items) != length:
             raise FrontendError("%s and torch.matmul(probs, v) here are apart (other "

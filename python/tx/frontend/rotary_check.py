@@ -16,6 +16,11 @@ what tx.rotary computes:
   (`repeat_interleave(f, 2, dim=-1)`: Cohere) or `[.., rot/2]`, one angle
   per pair, repeated by the helper itself (GPT-J): pairs (2i, 2i + 1)
   rotated by angle i;
+- the halves rotated after the pairs were de-interleaved (DeepSeek-V2's
+  helper: `q.view(b, h, s, d // 2, 2).transpose(4, 3).reshape(b, h, s, d)`,
+  then Llama's `rotate_half`), cos/sin the halves repeated: pair (2i,
+  2i + 1) rotated by angle i into features (i, i + rot/2) of the result
+  (tx.rotary of a de-interleaved copy);
 
 features from `rot` on (partial rotary) passed through. The leading
 dimensions are labelled (tokens, heads, size 1), so cos/sin broadcast against
@@ -109,7 +114,12 @@ def _shape(data, depth):
 class Sym:
     """A symbolic tensor: `lead` labels its leading dimensions ('1' size 1,
     'T' the tokens, 'H' the heads); `data` holds its last `depth` dimensions
-    (1, or 2 between torch.stack and flatten)."""
+    (1, or 2 between torch.stack and flatten, or between a view splitting
+    the features into pairs and the reshape joining them). `transposed`:
+    its last two dimensions were swapped (a view of it would fail in
+    PyTorch; reshape copies)."""
+
+    transposed = False
 
     def __init__(self, lead, data, depth=1):
         self.lead, self.data, self.depth = list(lead), data, depth
@@ -131,7 +141,11 @@ class Positions:
 
 
 class _Unknown:
-    """A size the import does not know (the tokens, the heads)."""
+    """A size the import does not know (the tokens, the heads): `label` the
+    leading dimension it is the size of ("T", "H")."""
+
+    def __init__(self, label=None):
+        self.label = label
 
 
 class _Dotted:
@@ -402,7 +416,7 @@ class Evaluator:
         return out
 
     def sizes(self, s):
-        return tuple([1 if l == "1" else _Unknown() for l in s.lead] +
+        return tuple([1 if l == "1" else _Unknown(l) for l in s.lead] +
                      _shape(s.data, s.depth))
 
     def python_index(self, sl, env, node):
@@ -504,8 +518,10 @@ class Evaluator:
                     raise NotRotary("%s() of a tensor" % name, node)
             return s
         if name in ("flatten", "unsqueeze", "squeeze", "repeat_interleave", "chunk",
-                    "split", "narrow", "neg"):
+                    "split", "narrow", "neg", "transpose", "reshape"):
             return TORCH_FUNCTIONS[name](self, [s] + list(args), kwargs, node)
+        if name == "view":
+            return self.reshape([s] + list(args), kwargs, node, view=True)
         if name == "size":
             sizes = self.sizes(s)
             if not args and not kwargs:
@@ -625,6 +641,75 @@ class Evaluator:
             raise NotRotary("squeeze of a dimension that is not of size 1", node)
         return Sym(s.lead[:d] + s.lead[d + 1:], s.data, s.depth)
 
+    def transpose(self, args, kwargs, node):
+        """x.transpose(a, b) of the last two dimensions (DeepSeek-V2's
+        transpose(4, 3) of the pairs of a view(b, h, s, d // 2, 2))."""
+        a = _bind(["input", "dim0", "dim1"], {}, args, kwargs, node, "transpose")
+        s = a["input"]
+        if not isinstance(s, Sym):
+            raise NotRotary("transpose of something other than a tensor", node)
+        d0, d1 = sorted((_norm_dim(a["dim0"], s.rank, node),
+                         _norm_dim(a["dim1"], s.rank, node)))
+        if d0 == d1:
+            return s
+        if (d0, d1) != (s.rank - 2, s.rank - 1) or s.depth < 2:
+            raise NotRotary("transpose of other dimensions than the last two of the "
+                            "features split into pairs", node)
+        out = Sym(s.lead, _at(s.data, s.depth - 2, lambda d: [list(r) for r in zip(*d)]),
+                  s.depth)
+        out.transposed = not s.transposed
+        return out
+
+    def reshape(self, args, kwargs, node, view=False):
+        """x.view(*sizes) / x.reshape(*sizes): the leading dimensions kept
+        (their sizes as x.shape gives them, or -1), the features split into
+        [n, m] (depth 1 to 2) or the last two joined (2 to 1); any other
+        view is not run. A view of a tensor whose last two dimensions were
+        transposed fails in PyTorch: not run either."""
+        what = "view" if view else "reshape"
+        s = args[0] if args else None
+        sizes = list(args[1:])
+        if kwargs or not isinstance(s, Sym):
+            raise NotRotary("%s with other arguments" % what, node)
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = list(sizes[0])
+        n = len(s.lead)
+        if len(sizes) < n or sum(1 for x in sizes if x == -1 and
+                                 not isinstance(x, bool)) > 1:
+            raise NotRotary("a %s of the leading dimensions" % what, node)
+        for label, x in zip(s.lead, sizes[:n]):
+            same = x == 1 if label == "1" else \
+                isinstance(x, _Unknown) and x.label == label
+            if not same and not (x == -1 and not isinstance(x, bool)):
+                raise NotRotary("a %s of the leading dimensions" % what, node)
+        shape = _shape(s.data, s.depth)
+        want = sizes[n:]
+        if not all(isinstance(x, int) and not isinstance(x, bool) and (x > 0 or x == -1)
+                   for x in want):
+            raise NotRotary("a %s to sizes not known at import" % what, node)
+        total = 1
+        for x in shape:
+            total *= x
+        known = 1
+        for x in want:
+            known *= x if x != -1 else 1
+        if -1 in want:
+            if known == 0 or total % known:
+                raise NotRotary("a %s to sizes that do not fit" % what, node)
+            want = [total // known if x == -1 else x for x in want]
+        if want == shape:
+            return s
+        if view and s.transposed:
+            raise NotRotary("a view of a tensor whose last two dimensions were "
+                            "transposed (PyTorch's view fails; reshape copies)", node)
+        if s.depth == 1 and len(want) == 2 and want[0] * want[1] == shape[0]:
+            m = want[1]
+            return Sym(s.lead, [s.data[i * m:(i + 1) * m] for i in range(want[0])], 2)
+        if s.depth == 2 and len(want) == 1 and want[0] == total:
+            return Sym(s.lead, [p for row in s.data for p in row], 1)
+        raise NotRotary("a %s of the features to %s" % (what, "x".join(map(str, want))),
+                        node)
+
     def neg(self, args, kwargs, node):
         s = _bind(["input"], {}, args, kwargs, node, "neg")["input"]
         return Sym(s.lead, _at(s.data, s.depth, lambda p: _pscale(p, -1.0)), s.depth)
@@ -642,18 +727,29 @@ TORCH_FUNCTIONS = {
     "repeat_interleave": Evaluator.repeat_interleave, "chunk": Evaluator.chunk,
     "split": Evaluator.split, "narrow": Evaluator.narrow, "unsqueeze": Evaluator.unsqueeze,
     "squeeze": Evaluator.squeeze, "neg": Evaluator.neg,
+    "transpose": Evaluator.transpose, "reshape": Evaluator.reshape,
 }
 
 
 # -- what tx.rotary computes ------------------------------------------------------
 def expected(name, width, rot, interleaved):
     """The features of tx.rotary's result for input `name` of `width`
-    features, the first `rot` rotated."""
+    features, the first `rot` rotated. `interleaved` "deinterleaved": the
+    halves rotated of the input's pairs de-interleaved (feature i of the
+    de-interleaved input is 2i, feature rot/2 + i is 2i + 1)."""
     half = rot // 2
     out = []
     for j in range(width):
         if j >= rot:
             out.append(_var(name, j))
+            continue
+        if interleaved == "deinterleaved":
+            p, first = j % half, j < half
+            feature = lambda i: 2 * i if i < half else 2 * (i - half) + 1  # noqa: E731
+            c = _pmul(_var(name, feature(j)), _var("cos", p))
+            s = _pmul(_var(name, feature(j + half if first else j - half)),
+                      _var("sin", p))
+            out.append(_padd(c, s, -1.0 if first else 1.0))
             continue
         if interleaved:
             p, first = j // 2, j % 2 == 0
@@ -672,12 +768,15 @@ def expected(name, width, rot, interleaved):
 # place (Cohere), or once per pair (GPT-J, whose helper repeats them). Each
 # entry: (whether the helper must rotate interleaved pairs, the angles); the
 # halves may also feed interleaved pairs (GLM's helper takes the first half
-# of each row and repeats each angle in place itself).
+# of each row and repeats each angle in place itself), or the halves of the
+# pairs de-interleaved ("deinterleaved": DeepSeek-V2's helper; tried last).
 LAYOUTS = {
     "halves": (False, lambda rot: [j % (rot // 2) for j in range(rot)]),
     "halves-interleaved": (True, lambda rot: [j % (rot // 2) for j in range(rot)]),
     "interleaved": (True, lambda rot: [j // 2 for j in range(rot)]),
     "pairs": (True, lambda rot: list(range(rot // 2))),
+    "halves-deinterleaved": ("deinterleaved", lambda rot: [j % (rot // 2)
+                                                           for j in range(rot)]),
 }
 
 

@@ -215,6 +215,8 @@ class Translator(Ops):
             key = self.eval(target.slice, env)
             if isinstance(obj, V.Container):
                 self.container_set(obj, key, value, target)
+            elif isinstance(obj, V.Tensor):
+                self.index_assign(obj, key, value, target)
             elif isinstance(obj, (dict, list)):
                 obj[key] = value
             else:
@@ -935,7 +937,7 @@ class Translator(Ops):
 
         for x in xs:
             if not isinstance(x, V.Tensor) or x.role is not None or x.type is None or \
-                    x.dims is None or len(x.type.shape) != 3 or x.dims[-1] != 2:
+                    x.dims is None or not self.rotary_shaped(x):
                 return None  # the handler's error
         for c in (cos, sin):
             if not isinstance(c, V.Tensor) or c.role not in ("cos", "sin") or \
@@ -976,7 +978,8 @@ class Translator(Ops):
                 % (fn.name, fn.lineno, e.what, " at line %d" % e.line if e.line else ""),
                 node)
         if "unsqueeze_dim" not in params:
-            named["unsqueeze_dim"] = xs[0].dims.index(1)
+            named["unsqueeze_dim"] = next((x.dims.index(1) for x in xs
+                                           if len(x.type.shape) == 3), xs[0].dims.index(1))
         return layout
 
     # What a file's own eager_attention_forward, replaced by tx.attention,

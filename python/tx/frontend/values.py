@@ -26,12 +26,21 @@ class Tensor:
     tx buffer it is, None a size-1 dimension the buffer does not have (the
     batch dimension, an unsqueeze). Transposes only permute `dims`: the
     buffer stays token-major, as the tx ops want it, and an op that needs a
-    particular order checks `dims`. `role` marks the rotary cos/sin."""
+    particular order checks `dims`. `role` marks the rotary cos/sin.
 
-    def __init__(self, value, dims, role=None):
+    `tlayout`: where PyTorch lays the tensor out otherwise than the buffer
+    (a `.contiguous()` copy of a transposed tensor, `new_empty`, a
+    projection's output: contiguous in PyTorch in the order of `dims`
+    then, while the buffer stays token-major), the `dims` in whose order
+    PyTorch's memory is row-major; transposes keep it, so the tensor is
+    contiguous in PyTorch exactly when `dims == tlayout`. None: PyTorch's
+    layout is the buffer's (contiguity follows from its strides)."""
+
+    def __init__(self, value, dims, role=None, tlayout=None):
         self.value = value
         self.dims = list(dims) if dims is not None else None
         self.role = role
+        self.tlayout = list(tlayout) if tlayout is not None else None
 
     @property
     def type(self):

@@ -332,10 +332,13 @@ def rotary_module_table(model, T, rot, rope="halves"):
             cos, sin = rotary(x, torch.arange(T)[None])
         else:
             cos, sin = rotary(x, seq_len=T)
+    # The module's own width (DeepSeek-V2's covers qk_rope_head_dim, not
+    # the config's hidden_size / num_attention_heads).
+    width = cos.shape[-1]
     if rope == "pairs":
-        return tuple(t.reshape(T, rot // 2).float() for t in (cos, sin))
-    pick = slice(0, None, 2) if rope == "interleaved" else slice(0, rot // 2)
-    return tuple(t.reshape(T, rot)[:, pick].float() for t in (cos, sin))
+        return tuple(t.reshape(T, width).float() for t in (cos, sin))
+    pick = slice(0, None, 2) if rope == "interleaved" else slice(0, width // 2)
+    return tuple(t.reshape(T, width)[:, pick].float() for t in (cos, sin))
 
 
 def run(a):

@@ -637,8 +637,14 @@ class Evaluator:
         a = _bind(["input", "dim"], {}, args, kwargs, node, "squeeze")
         s = a["input"]
         d = _norm_dim(a["dim"], s.rank, node)
-        if d >= len(s.lead) or s.lead[d] != "1":
-            raise NotRotary("squeeze of a dimension that is not of size 1", node)
+        if d >= len(s.lead) or s.lead[d] == "T":
+            # Not of size 1 (the features, the tokens: many of them), so
+            # PyTorch returns the tensor as it is (transformers v4.31-v4.35's
+            # cos.squeeze(1).squeeze(0) of a [1, 1, seq, dim] cache, given
+            # here as the tokens' rows).
+            return s
+        if s.lead[d] != "1":
+            raise NotRotary("squeeze of the heads' dimension (of size 1 or not)", node)
         return Sym(s.lead[:d] + s.lead[d + 1:], s.data, s.depth)
 
     def transpose(self, args, kwargs, node):

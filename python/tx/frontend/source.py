@@ -239,12 +239,21 @@ class Source:
         return ".".join([head] + parts[::-1])
 
     def method(self, cls, name, node, required=True):
+        owner, fn = self.method_owner(cls, name)
+        if fn is None and required:
+            raise FrontendError("class has no method '%s'" % name, node)
+        return fn
+
+    def method_owner(self, cls, name):
+        """(the class of the file defining method `name` for `cls`, that
+        method): `cls` itself or its first base of the file that has it
+        (following first bases of the file), or (None, None)."""
         seen = set()
         while cls is not None and cls.name not in seen:
             seen.add(cls.name)
             for stmt in cls.body:
                 if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
-                    return stmt
+                    return cls, stmt
             # A base class of the file (class B(A)): look there.
             base = None
             for b in cls.bases:
@@ -252,9 +261,7 @@ class Source:
                     base = self.classes[b.id]
                     break
             cls = base
-        if required:
-            raise FrontendError("class has no method '%s'" % name, node)
-        return None
+        return None, None
 
     def class_constant(self, cls, name):
         """(True, value) for a class attribute `name = <literal>` of the

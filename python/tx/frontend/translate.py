@@ -70,9 +70,19 @@ class Translator(Ops):
                 return  # docstring
             if self.in_init and self._is_super_init(s.value):
                 inst = env.get("self")
+                if isinstance(inst, V.Instance) and self.run_base_init(
+                        inst, self.super_class(s.value.func.value, env), s.value, env):
+                    return
                 if isinstance(inst, V.Instance) and inst.table_base is not None and \
                         inst.base_spec is None:
                     self.init_table_base(inst, s.value, env)
+                return
+            if self.in_init and self._is_base_init(s.value, env):
+                # Base.__init__(self, ...): the base class of the file's.
+                inst = env.get("self")
+                base = self.src.classes[s.value.func.value.id]
+                args, kwargs = self.call_arguments(s.value, env)
+                self.run_init_of(inst, base, args[1:], kwargs, s.value)
                 return
             self.eval(s.value, env)
         elif isinstance(s, ast.Assign):
@@ -143,17 +153,12 @@ class Translator(Ops):
         derives from (directly, or through classes of the file without an
         __init__ of their own, whose super().__init__ would not reach it
         here), or None."""
-        seen, init_seen = set(), False
+        seen = set()
         while cls is not None and cls.name not in seen:
             seen.add(cls.name)
-            has_init = any(isinstance(st, ast.FunctionDef) and st.name == "__init__"
-                           for st in cls.body)
-            if has_init and init_seen:
-                return None  # the __init__ that runs calls this one's: not run here
             for b in cls.bases:
                 if self.src.dotted(b) in table.SUBCLASSES:
                     return self.src.dotted(b)
-            init_seen = init_seen or has_init
             cls = next((self.src.classes[b.id] for b in cls.bases
                         if isinstance(b, ast.Name) and b.id in self.src.classes), None)
         return None
@@ -162,6 +167,11 @@ class Translator(Ops):
         """super().__init__(...) of a class deriving from a torch module of
         table.SUBCLASSES: the module, made as its factory makes it, and the
         attributes PyTorch's class sets (weight, bias, ...)."""
+        args, kwargs = self.call_arguments(call, env)
+        self.make_table_base(inst, args, kwargs, call)
+
+    def call_arguments(self, call, env):
+        """The positional and keyword arguments of a call, evaluated."""
         args = self.elements(call.args, env)
         kwargs = {}
         for kw in call.keywords:
@@ -173,7 +183,53 @@ class Translator(Ops):
                 kwargs.update(value)
             else:
                 kwargs[kw.arg] = self.eval(kw.value, env)
-        self.make_table_base(inst, args, kwargs, call)
+        return args, kwargs
+
+    def super_class(self, call, env):
+        """The class whose bases `super()` / `super(Cls, self)` looks in: the
+        class of the file defining the __init__ being run, or Cls."""
+        if call.args:
+            if len(call.args) != 2 or not isinstance(call.args[0], ast.Name) or \
+                    call.args[0].id not in self.src.classes:
+                raise FrontendError("super(...) with other arguments than a class of the "
+                                    "file and self is not supported", call)
+            return self.src.classes[call.args[0].id]
+        return self.init_owner
+
+    def run_base_init(self, inst, cls, call, env):
+        """super().__init__(...) in the __init__ of `cls`: runs the __init__ of
+        its first base class of the file that has one (PyTorch runs it: what
+        it sets is what forward reads), and True; False when no base of the
+        file has an __init__ (nn.Module's, or a torch module's of
+        table.SUBCLASSES: the caller's)."""
+        if cls is None:
+            return False
+        for b in cls.bases:
+            if isinstance(b, ast.Name) and b.id in self.src.classes:
+                owner, fn = self.src.method_owner(self.src.classes[b.id], "__init__")
+                if fn is not None:
+                    args, kwargs = self.call_arguments(call, env)
+                    self.run_init_of(inst, owner, args, kwargs, call)
+                    return True
+        return False
+
+    def run_init_of(self, inst, owner, args, kwargs, node):
+        """Runs the __init__ of class `owner` (a class of the file) on `inst`."""
+        fn = self.src.method(owner, "__init__", node)
+        owner, _ = self.src.method_owner(owner, "__init__")
+        saved, self.init_owner = self.init_owner, owner
+        try:
+            self.inline(fn, inst, args, kwargs, node)
+        finally:
+            self.init_owner = saved
+
+    def _is_base_init(self, e, env):
+        """Base.__init__(self, ...) with Base a class of the file."""
+        return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
+                and e.func.attr == "__init__" and isinstance(e.func.value, ast.Name)
+                and e.func.value.id in self.src.classes and e.args
+                and isinstance(e.args[0], ast.Name) and e.args[0].id == "self"
+                and isinstance(env.get("self"), V.Instance))
 
     def make_table_base(self, inst, args, kwargs, node):
         spec = table.MODULES[inst.table_base](self, node, inst.path, args, kwargs)
@@ -1107,7 +1163,7 @@ class Translator(Ops):
                     raise FrontendError("%s adds %g to a weight it does not have"
                                         % (cls.name, value.offset), node)
             return value
-        if table.is_rotary_module(cls_name):
+        if table.is_rotary_module(cls_name) or self.derives_from_rotary(cls_name):
             return self.rotary_module(cls_name, args, kwargs, node, path)
         cls = self.src.classes.get(cls_name)
         if cls is None:
@@ -1143,12 +1199,13 @@ class Translator(Ops):
         """Runs the __init__ of `inst`'s class on these arguments: None, or
         the FrontendError that stopped it (what it declared is dropped then;
         an error PyTorch would raise too is raised)."""
-        init = self.src.method(inst.cls, "__init__", node, required=False)
+        owner, init = self.src.method_owner(inst.cls, "__init__")
         if init is None:
             return None
-        saved = self.in_init, self.init_path
+        saved = self.in_init, self.init_path, self.init_owner
         declared = len(self.specs)
         self.in_init = True
+        self.init_owner = owner
         try:
             self.inline(init, inst, args, kwargs, node)
         except FrontendError as err:
@@ -1156,11 +1213,33 @@ class Translator(Ops):
                 raise
             del self.specs[declared:]
             return err
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError,
+                ZeroDivisionError) as exc:
+            # Python refusing what the frontend evaluated (`x in` an imported
+            # table it does not know): like a FrontendError, an error where
+            # the module is used (a submodule) or now (the module itself).
+            del self.specs[declared:]
+            return FrontendError("unsupported here (%s: %s)" % (type(exc).__name__, exc),
+                                 Translator.current or node)
         finally:
-            self.in_init, self.init_path = saved
+            self.in_init, self.init_path, self.init_owner = saved
         return None
 
     init_path = ""
+    init_owner = None  # the class of the file whose __init__ is being run
+
+    def derives_from_rotary(self, cls_name):
+        """A class of the file deriving (through classes of the file) from a
+        rotary embedding module (MiniCPM3's MiniCPMLongRoPE)."""
+        seen = set()
+        cls = self.src.classes.get(cls_name)
+        while cls is not None and cls.name not in seen:
+            seen.add(cls.name)
+            names = [b.id for b in cls.bases if isinstance(b, ast.Name)]
+            if any(table.is_rotary_module(n) for n in names):
+                return True
+            cls = next((self.src.classes[n] for n in names if n in self.src.classes), None)
+        return False
 
     def rotary_module(self, cls_name, args, kwargs, node, path):
         """A rotary embedding module (table.ROTARY_MODULE_SUFFIXES): its

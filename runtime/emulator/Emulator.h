@@ -152,6 +152,33 @@ bool graphKeepsAllocation(void *ptr);
 
 //===-- The stream (Stream.cpp) --------------------------------------------===//
 
+/// One piece of device work, as the stream queues it and a CUDA graph
+/// records it: a kernel launch (its arguments copied), a copy, a memset or
+/// a free.
+struct DeviceOp {
+  enum Kind { Launch, Copy, Memset, Free } kind;
+  Kernel *kernel = nullptr;
+  intptr_t grid[3] = {}, block[3] = {};
+  int32_t smem = 0;
+  std::vector<std::vector<char>> params;
+  void *dst = nullptr;
+  const void *src = nullptr;
+  size_t bytes = 0; // copy bytes, or memset count
+  uint32_t value = 0;
+  int width = 0;
+  std::vector<char> staged; // a pageable copy source, taken at the call
+
+  /// A launch of `kernel`, its arguments read now.
+  static DeviceOp launchOf(Kernel *kernel, const intptr_t grid[3],
+                           const intptr_t block[3], int32_t smem,
+                           void **params);
+  static DeviceOp copyOf(void *dst, const void *src, size_t bytes);
+  static DeviceOp memsetOf(void *dst, uint32_t value, size_t count,
+                           int width);
+};
+/// Runs `op` now (ranges checked first).
+void runDeviceOp(const DeviceOp &op);
+
 /// The host code's device work, run in order when the host synchronises
 /// (or must see it: a copy to pageable host memory, a graph launch, a
 /// module unload), as a GPU runs it asynchronously. TX_EMULATOR_SYNC=1

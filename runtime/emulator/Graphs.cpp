@@ -262,47 +262,10 @@ void tx::emulator::endDeviceAccess() {
 namespace {
 using namespace tx::gpu_graphs;
 
-struct Recorded {
-  enum Kind { Launch, Copy, Memset } kind;
-  Kernel *kernel = nullptr;
-  intptr_t grid[3] = {}, block[3] = {};
-  int32_t smem = 0;
-  std::vector<std::vector<char>> params;
-  void *dst = nullptr;
-  const void *src = nullptr;
-  size_t bytes = 0; // copy bytes, or memset count
-  uint32_t value = 0;
-  int width = 0;
-};
-
 struct Graph {
-  std::vector<Recorded> ops;
+  std::vector<DeviceOp> ops;
   std::vector<std::pair<void *, uint64_t>> buffers;
 };
-
-void execute(const Recorded &op) {
-  switch (op.kind) {
-  case Recorded::Launch: {
-    std::vector<void *> params;
-    for (const std::vector<char> &p : op.params)
-      params.push_back(const_cast<char *>(p.data()));
-    launch(op.kernel, op.grid, op.block, op.smem, params.data(),
-           params.size());
-    return;
-  }
-  case Recorded::Copy:
-    std::memmove(op.dst, op.src, op.bytes);
-    return;
-  case Recorded::Memset:
-    for (size_t i = 0; i < op.bytes; ++i) {
-      if (op.width == 4)
-        static_cast<uint32_t *>(op.dst)[i] = op.value;
-      else
-        static_cast<uint16_t *>(op.dst)[i] = static_cast<uint16_t>(op.value);
-    }
-    return;
-  }
-}
 
 /// The emulated device under the shared graph logic (TxGpuGraphs.h): a
 /// graph is the record of the captured call, its launch executes it.
@@ -318,8 +281,8 @@ struct EmulatedGraphs {
   static void launch(Call<Graph> &, Graph &g) {
     synchronizeStream(); // the call's inputs, copied in before the graph
     DeviceAccess access;
-    for (const Recorded &op : g.ops)
-      execute(op);
+    for (const DeviceOp &op : g.ops)
+      runDeviceOp(op);
   }
   static void error(const char *caller, const std::string &message) {
     reportError(std::string(caller) + ": " + message);
@@ -331,7 +294,7 @@ using Graphs = GraphCalls<EmulatedGraphs>;
 Call<Graph> &call() { return Graphs::call(); }
 
 /// Replaying: the host code's next operation must be the recorded one.
-const Recorded *nextRecorded(Recorded::Kind kind, const char *what) {
+const DeviceOp *nextRecorded(DeviceOp::Kind kind, const char *what) {
   Call<Graph> &c = call();
   if (c.nextOp >= c.graph->ops.size() ||
       c.graph->ops[c.nextOp].kind != kind) {
@@ -351,23 +314,12 @@ bool tx::emulator::graphTakesLaunch(Kernel *kernel, const intptr_t grid[3],
                                     void **params) {
   Call<Graph> &c = call();
   if (c.mode == Mode::Capturing) {
-    Recorded r;
-    r.kind = Recorded::Launch;
-    r.kernel = kernel;
-    for (int d = 0; d < 3; ++d) {
-      r.grid[d] = grid[d];
-      r.block[d] = block[d];
-    }
-    r.smem = smem;
-    for (size_t i = 0; i < kernel->paramBytes.size(); ++i) {
-      const char *p = static_cast<const char *>(params[i]);
-      r.params.emplace_back(p, p + kernel->paramBytes[i]);
-    }
+    DeviceOp r = DeviceOp::launchOf(kernel, grid, block, smem, params);
     c.capture.ops.push_back(std::move(r));
     return true;
   }
   if (c.mode == Mode::Replaying) {
-    const Recorded *r = nextRecorded(Recorded::Launch, "kernel launch");
+    const DeviceOp *r = nextRecorded(DeviceOp::Launch, "kernel launch");
     if (!r)
       return true;
     bool same = r->kernel == kernel && r->smem == smem;
@@ -405,13 +357,9 @@ bool tx::emulator::graphTakesCopy(void *dst, const void *src, size_t bytes) {
     return true;
   }
   if (c.mode == Mode::Capturing) {
-    Recorded r;
-    r.kind = Recorded::Copy;
-    r.dst = dst;
-    r.src = src;
-    r.bytes = bytes;
+    DeviceOp r = DeviceOp::copyOf(dst, src, bytes);
     c.capture.ops.push_back(std::move(r));
-  } else if (const Recorded *r = nextRecorded(Recorded::Copy, "copy")) {
+  } else if (const DeviceOp *r = nextRecorded(DeviceOp::Copy, "copy")) {
     if (r->dst != dst || r->src != src || r->bytes != bytes)
       reportError("graph replay (" + c.keyText() +
                   "): a copy differs from the captured one");
@@ -423,17 +371,12 @@ bool tx::emulator::graphTakesMemset(void *dst, uint32_t value, size_t count,
                                     int width) {
   Call<Graph> &c = call();
   if (c.mode == Mode::Capturing) {
-    Recorded r;
-    r.kind = Recorded::Memset;
-    r.dst = dst;
-    r.bytes = count;
-    r.value = value;
-    r.width = width;
+    DeviceOp r = DeviceOp::memsetOf(dst, value, count, width);
     c.capture.ops.push_back(std::move(r));
     return true;
   }
   if (c.mode == Mode::Replaying) {
-    if (const Recorded *r = nextRecorded(Recorded::Memset, "memset"))
+    if (const DeviceOp *r = nextRecorded(DeviceOp::Memset, "memset"))
       if (r->dst != dst || r->bytes != count || r->value != value)
         reportError("graph replay (" + c.keyText() +
                     "): a memset differs from the captured one");

@@ -28,22 +28,8 @@
 using namespace tx::emulator;
 
 namespace {
-struct StreamOp {
-  enum Kind { Launch, Copy, Memset, Free } kind;
-  Kernel *kernel = nullptr;
-  intptr_t grid[3] = {}, block[3] = {};
-  int32_t smem = 0;
-  std::vector<std::vector<char>> params;
-  void *dst = nullptr;
-  const void *src = nullptr;
-  size_t bytes = 0; // copy bytes, or memset count
-  uint32_t value = 0;
-  int width = 0;
-  std::vector<char> staged; // a pageable source, taken at the call
-};
-
-std::deque<StreamOp> &queue() {
-  static std::deque<StreamOp> q;
+std::deque<DeviceOp> &queue() {
+  static std::deque<DeviceOp> q;
   return q;
 }
 
@@ -60,9 +46,55 @@ bool deviceVisible(const void *p) {
   return isDeviceMemory(p) || isRegisteredHostMemory(p);
 }
 
-void run(const StreamOp &op) {
+void enqueue(DeviceOp op) {
+  if (!deferring())
+    return runDeviceOp(op);
+  queue().push_back(std::move(op));
+}
+} // namespace
+
+DeviceOp DeviceOp::launchOf(Kernel *kernel, const intptr_t grid[3],
+                            const intptr_t block[3], int32_t smem,
+                            void **params) {
+  DeviceOp op;
+  op.kind = Launch;
+  op.kernel = kernel;
+  for (int d = 0; d < 3; ++d) {
+    op.grid[d] = grid[d];
+    op.block[d] = block[d];
+  }
+  op.smem = smem;
+  // The arguments are read at the call: the host may reuse them at once.
+  for (size_t i = 0; i < kernel->paramBytes.size(); ++i) {
+    const char *p = static_cast<const char *>(params[i]);
+    op.params.emplace_back(p, p + kernel->paramBytes[i]);
+  }
+  return op;
+}
+
+DeviceOp DeviceOp::copyOf(void *dst, const void *src, size_t bytes) {
+  DeviceOp op;
+  op.kind = Copy;
+  op.dst = dst;
+  op.src = src;
+  op.bytes = bytes;
+  return op;
+}
+
+DeviceOp DeviceOp::memsetOf(void *dst, uint32_t value, size_t count,
+                            int width) {
+  DeviceOp op;
+  op.kind = Memset;
+  op.dst = dst;
+  op.bytes = count;
+  op.value = value;
+  op.width = width;
+  return op;
+}
+
+void tx::emulator::runDeviceOp(const DeviceOp &op) {
   switch (op.kind) {
-  case StreamOp::Launch: {
+  case DeviceOp::Launch: {
     std::vector<void *> params;
     for (const std::vector<char> &p : op.params)
       params.push_back(const_cast<char *>(p.data()));
@@ -70,7 +102,7 @@ void run(const StreamOp &op) {
            params.size());
     return;
   }
-  case StreamOp::Copy: {
+  case DeviceOp::Copy: {
     const void *src = op.staged.empty() ? op.src : op.staged.data();
     if (!checkTransfer(op.dst, op.bytes, "mgpuMemcpy destination") ||
         (op.staged.empty() &&
@@ -80,7 +112,7 @@ void run(const StreamOp &op) {
     std::memmove(op.dst, src, op.bytes);
     return;
   }
-  case StreamOp::Memset: {
+  case DeviceOp::Memset: {
     const char *what = op.width == 4 ? "mgpuMemset32 destination"
                                      : "mgpuMemset16 destination";
     if (!checkTransfer(op.dst, op.bytes * op.width, what))
@@ -94,48 +126,25 @@ void run(const StreamOp &op) {
     }
     return;
   }
-  case StreamOp::Free:
+  case DeviceOp::Free:
     freeDeviceMemory(op.dst);
     return;
   }
 }
 
-void enqueue(StreamOp op) {
-  if (!deferring())
-    return run(op);
-  queue().push_back(std::move(op));
-}
-} // namespace
 
 void tx::emulator::streamLaunch(Kernel *kernel, const intptr_t grid[3],
                                 const intptr_t block[3], int32_t smem,
                                 void **params) {
-  StreamOp op;
-  op.kind = StreamOp::Launch;
-  op.kernel = kernel;
-  for (int d = 0; d < 3; ++d) {
-    op.grid[d] = grid[d];
-    op.block[d] = block[d];
-  }
-  op.smem = smem;
-  // The arguments are read at the call: the host may reuse them at once.
-  for (size_t i = 0; i < kernel->paramBytes.size(); ++i) {
-    const char *p = static_cast<const char *>(params[i]);
-    op.params.emplace_back(p, p + kernel->paramBytes[i]);
-  }
-  enqueue(std::move(op));
+  enqueue(DeviceOp::launchOf(kernel, grid, block, smem, params));
 }
 
 void tx::emulator::streamCopy(void *dst, const void *src, size_t bytes) {
-  StreamOp op;
-  op.kind = StreamOp::Copy;
-  op.dst = dst;
-  op.src = src;
-  op.bytes = bytes;
+  DeviceOp op = DeviceOp::copyOf(dst, src, bytes);
   if (!deviceVisible(dst)) {
     // To pageable host memory: complete when the call returns.
     synchronizeStream();
-    return run(op);
+    return runDeviceOp(op);
   }
   if (!deviceVisible(src))
     op.staged.assign(static_cast<const char *>(src),
@@ -145,21 +154,15 @@ void tx::emulator::streamCopy(void *dst, const void *src, size_t bytes) {
 
 void tx::emulator::streamMemset(void *dst, uint32_t value, size_t count,
                                 int width) {
-  StreamOp op;
-  op.kind = StreamOp::Memset;
-  op.dst = dst;
-  op.bytes = count;
-  op.value = value;
-  op.width = width;
-  enqueue(std::move(op));
+  enqueue(DeviceOp::memsetOf(dst, value, count, width));
 }
 
 void tx::emulator::streamFree(void *ptr) {
   // In stream order (cudaFreeAsync): after the work that may still use it.
   if (queue().empty())
     return freeDeviceMemory(ptr);
-  StreamOp op;
-  op.kind = StreamOp::Free;
+  DeviceOp op;
+  op.kind = DeviceOp::Free;
   op.dst = ptr;
   enqueue(std::move(op));
 }
@@ -167,9 +170,9 @@ void tx::emulator::streamFree(void *ptr) {
 void tx::emulator::synchronizeStream() {
   auto &q = queue();
   while (!q.empty()) {
-    StreamOp op = std::move(q.front());
+    DeviceOp op = std::move(q.front());
     q.pop_front();
-    run(op);
+    runDeviceOp(op);
   }
 }
 

@@ -338,7 +338,12 @@ class Ops:
         """A view that only adds or drops size-1 dimensions (BART's
         `x.view(bsz * heads, -1, head_dim)` of [1, heads, tokens, head_dim],
         bsz 1, and back): the same buffer in any order, the size-1
-        dimensions None; None when the view does more."""
+        dimensions None; None when the view does more, or when the buffer
+        has an axis of size 1 (a PyTorch dimension of size 1 that is an axis,
+        as a one-head [tokens, 1, head_dim] buffer: the general view keeps
+        it)."""
+        if any(d is not None and t.type.shape[d] == 1 for d in t.dims):
+            return None
         have = [h for h in t.sizes() if h != 1]
         want = [s for s in sizes if not (isinstance(s, int) and not isinstance(s, bool)
                                          and s == 1)]

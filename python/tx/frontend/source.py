@@ -47,9 +47,14 @@ def _getattr(tr, node, args, kwargs):
 def _hasattr(tr, node, args, kwargs):
     obj, name = args
     if isinstance(obj, V.Config):
-        return name in obj.data
+        # As the config object has it: derived keys (Cohere 2's layer_types
+        # from sliding_window_pattern), aliases and defaults too.
+        from . import table
+        return table.config_value(obj.data, name) is not table._NO_VALUE
     if isinstance(obj, V.Instance):
-        return name in obj.attrs
+        return (name in obj.attrs or
+                tr.src.method(obj.cls, name, node, required=False) is not None or
+                tr.src.class_constant(obj.cls, name)[0])
     raise FrontendError("hasattr of %s is not supported" % tr.describe(obj), node)
 
 

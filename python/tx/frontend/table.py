@@ -1151,7 +1151,8 @@ def _sliding_window(data):
 def _layer_types(data):
     """layer_types when config.json lacks it, as the config classes fill it:
     Gemma 2 alternates sliding and full layers from layer 0 (sliding); Gemma 3
-    has one full layer in every sliding_window_pattern (default 6); Qwen2-like
+    has one full layer in every sliding_window_pattern (default 6; Cohere 2
+    and EXAONE 4 the same, default 4); Qwen2-like
     configs slide from max_window_layers on when use_sliding_window. Other
     models: no default (reading it is an error)."""
     n = data.get("num_hidden_layers")
@@ -1160,8 +1161,10 @@ def _layer_types(data):
         return _NO_VALUE
     if model == "gemma2":
         return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(n)]
-    if model in ("gemma3", "gemma3_text"):
-        pattern = data.get("sliding_window_pattern", 6)
+    if model in ("gemma3", "gemma3_text", "cohere2", "exaone4"):
+        # Cohere 2's and EXAONE 4's configs fill it the same way, one full
+        # layer in every 4.
+        pattern = data.get("sliding_window_pattern", 6 if model.startswith("gemma") else 4)
         return ["sliding_attention" if (i + 1) % pattern else "full_attention"
                 for i in range(n)]
     if "use_sliding_window" in data and "max_window_layers" in data:

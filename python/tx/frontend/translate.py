@@ -494,6 +494,7 @@ class Translator(Ops):
 
     def eval_Attribute(self, e, env):
         name = e.attr
+        called = self.callee is e  # x.name(...), else a read of x.name
         if name == "shape" and isinstance(e.value, ast.Attribute) and \
                 isinstance(e.value.value, ast.Name):
             # self.weight.shape of a parameter: its shape, no tx.get_param.
@@ -514,7 +515,12 @@ class Translator(Ops):
             if name in self.flags and not self.in_init:
                 return self.flag_arg(base, name, e)
             if name not in base.attrs:
-                if self.src.method(base.cls, name, e, required=False) is not None:
+                fn = self.src.method(base.cls, name, e, required=False)
+                if fn is not None and any(self.src.dotted(d) in ("property",
+                                                                 "functools.cached_property")
+                                          for d in fn.decorator_list):
+                    return self.inline(fn, base, [], {}, e)  # a @property: its value
+                if fn is not None:
                     return V.BoundMethod(base, name)  # self.helper(...): inlined
                 if name == "register_buffer" and self.in_init:
                     return self.register_buffer(base)
@@ -542,6 +548,8 @@ class Translator(Ops):
                 return base.sizes()
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
+            if not called:
+                return self.tensor_attribute(base, name, e)
             return V.BoundMethod(base, name)
         if isinstance(base, (V.AttentionChain, V.RepeatedKV, V.NormChain)):
             if name == "shape":
@@ -549,6 +557,8 @@ class Translator(Ops):
                     else self.repeated_sizes(base)
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
+            if not called:
+                return self.tensor_attribute(base, name, e)
             return V.BoundMethod(base, name)
         if isinstance(base, V.CausalMask):
             # HF's size checks (`attention_mask.size() != (bsz, 1, q_len,
@@ -557,6 +567,8 @@ class Translator(Ops):
                 return V.CausalMask.SIZES
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
+            if not called:
+                return self.tensor_attribute(base, name, e)
             return V.BoundMethod(base, name)
         if isinstance(base, V.LinearWeight):
             if name == "T":
@@ -565,6 +577,8 @@ class Translator(Ops):
                 return base.sizes()
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
+            if not called:
+                return self.tensor_attribute(base, name, e)
             return V.BoundMethod(base, name)
         if isinstance(base, (int, float)) and not isinstance(base, bool) and \
                 name in table.NUMBER_METHODS:
@@ -578,14 +592,43 @@ class Translator(Ops):
                 return base.sizes()
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
+            if not called:
+                return self.tensor_attribute(base, name, e)
             return V.BoundMethod(base, name)
         if isinstance(base, V.Param):
             if name == "shape":
                 return base.shape
             raise FrontendError("unsupported attribute '%s' of a parameter" % name, e)
+        if base == "tensor.device" and name == "type":
+            # x.device.type (HF's autocast guards: `!= "mps"`): a name of
+            # the device, equal to no literal.
+            return "tensor.device.type"
         if isinstance(base, (V.Container, dict, str, tuple, list)):
+            if not called:
+                # Python's AttributeError (a dict of config.json is not an
+                # object: config.block_configs[0].skip).
+                what = "a %s" % type(base).__name__ if isinstance(base, (dict, list, tuple)) \
+                    else self.describe(base)
+                raise FrontendError("%s has no attribute '%s' (only methods of it are "
+                                    "supported)" % (what, name), e)
             return V.BoundMethod(base, name)
         raise FrontendError("unsupported attribute '%s' of %s" % (name, self.describe(base)), e)
+
+    def tensor_attribute(self, t, name, node):
+        """`t.name` read, not called, of a tensor (or a mask, a chain): what
+        PyTorch's attribute is at inference, or an error; never a method
+        object (which is always true and equal to nothing)."""
+        sizes = V.CausalMask.SIZES if isinstance(t, V.CausalMask) else \
+            t.sizes() if hasattr(t, "sizes") else None
+        if name == "ndim" and sizes is not None:
+            return len(sizes)
+        if name == "requires_grad":
+            return False  # inference: no autograd
+        if name in ("is_cuda", "is_cpu", "is_meta", "is_mps", "is_xla"):
+            raise FrontendError("'%s' of a tensor depends on the device the model runs on: "
+                                "not supported" % name, node)
+        raise FrontendError("unsupported attribute '%s' of %s" % (name, self.describe(t)),
+                            node)
 
     def config_get(self, cfg, name, node, default=V.Unavailable):
         # As HF's config object reads it (table.config_value: derived keys,
@@ -777,12 +820,35 @@ class Translator(Ops):
             other = left if right is None else right
             result = other is None
             return result if op is ast.Is else not result
+        if "tensor.dtype" in (left, right) or "tensor.device" in (left, right):
+            return self.compare_dtype(left, right, op, e)
         for v in (left, right):
             if not self._python(v, e) or isinstance(v, V.Unavailable):
                 raise FrontendError("comparison of %s is not supported (only Python values "
                                     "and module attributes against None)"
                                     % self.describe(v), e)
         return _CMPOPS[op](left, right)
+
+    def compare_dtype(self, left, right, op, node):
+        """`x.dtype == torch.float32` (or !=, is, is not): the frontend computes
+        in the model's dtype (--dtype), so a tensor's dtype is that one (an
+        explicit cast is not tracked); other dtype or device comparisons are
+        errors, never a silent False."""
+        if left == right and op in (ast.Eq, ast.NotEq):
+            # Two tensors' devices (or dtypes): one device, one dtype.
+            return op is ast.Eq
+        other = right if left == "tensor.dtype" else left
+        if op in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot) and \
+                "tensor.dtype" in (left, right) and isinstance(other, V.Dotted):
+            name = other.name.rsplit(".", 1)[-1]
+            dtype = {"float32": "f32", "float": "f32", "bfloat16": "bf16",
+                     "float16": "f16", "half": "f16", "float64": "f64",
+                     "double": "f64"}.get(name)
+            if dtype is not None and other.name.startswith("torch."):
+                same = dtype == self.dtype
+                return same if op in (ast.Eq, ast.Is) else not same
+        raise FrontendError("comparison of a tensor's dtype or device with %s is not "
+                            "supported" % self.describe(other), node)
 
     def eval_IfExp(self, e, env):
         cond = self.test(e.test, env)
@@ -801,7 +867,10 @@ class Translator(Ops):
         raise FrontendError("starred expression here is not supported", e)
 
     # == calls ================================================================
+    callee = None  # the ast node being evaluated as a call's function
+
     def eval_Call(self, e, env):
+        self.callee = e.func
         func = self.eval(e.func, env)
         args = self.elements(e.args, env)
         kwargs = {}

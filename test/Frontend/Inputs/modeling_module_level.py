@@ -1,0 +1,59 @@
+# Module-level statements after a name's first assignment (found by the
+# third blind test): Python runs them all at import; the import of the file
+# saw only the name's plain constant assignment (2.0) and used it with no
+# error where PyTorch's value is another.
+import torch
+from torch import nn
+
+AUG = 2.0
+AUG *= 3.0  # 6.0
+REBOUND = 2.0
+REBOUND = REBOUND + 5.0  # 7.0
+IN_IF = 2.0
+if True:
+    IN_IF = 11.0
+ITEMS = [2.0]
+ITEMS.append(7.0)  # ITEMS[-1] 7.0
+TABLE = {"a": 2.0}
+TABLE["a"] = 13.0
+
+
+class Base(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.up = nn.Linear(config.hidden_size, config.hidden_size, bias=False)
+
+
+class AugAssignBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * AUG
+
+
+class ReboundBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * REBOUND
+
+
+class InIfBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * IN_IF
+
+
+class AppendBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * ITEMS[-1]
+
+
+class ItemAssignBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * TABLE["a"]
+
+
+class ClassAttrBlock(Base):
+    k = 2.0
+
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * self.k
+
+
+ClassAttrBlock.k = 9.0

@@ -256,7 +256,8 @@ class Source:
         seen = set()
         while cls is not None and cls.name not in seen:
             seen.add(cls.name)
-            for stmt in cls.body:
+            # The last definition in the body is the one the class binds.
+            for stmt in reversed(cls.body):
                 if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
                     return cls, stmt
             # A base class of the file (class B(A)): look there.
@@ -269,21 +270,50 @@ class Source:
         return None, None
 
     def class_constant(self, cls, name):
-        """(True, value) for a class attribute `name = <literal>` of the
-        class body (or of a base class of the file), else (False, None)."""
+        """(True, value) for a class attribute `name` of the class body (or
+        of a base class of the file) bound to a literal, run as Python runs
+        the body: the last assignment, `+=`-style updates by literals
+        applied; (False, None) when it is not there or not such a value."""
+        import operator
+        ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
+               ast.Mod: operator.mod, ast.Pow: operator.pow}
         seen = set()
         while cls is not None and cls.name not in seen:
             seen.add(cls.name)
+            found, value = False, None
             for stmt in cls.body:
-                target = stmt.targets[0] if isinstance(stmt, ast.Assign) and \
-                    len(stmt.targets) == 1 else stmt.target if \
-                    isinstance(stmt, ast.AnnAssign) and stmt.value is not None else None
-                if isinstance(target, ast.Name) and target.id == name:
-                    try:
-                        return True, ast.literal_eval(stmt.value)
-                    except (ValueError, TypeError, SyntaxError, MemoryError,
-                            RecursionError):
+                if isinstance(stmt, ast.Assign):
+                    targets = stmt.targets
+                elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+                    targets = [stmt.target]
+                elif isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+                    targets = [ast.Name(id=stmt.name)]
+                else:
+                    continue
+                if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                    continue
+                if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+                    continue
+                try:
+                    literal = ast.literal_eval(stmt.value) if not isinstance(
+                        stmt, (ast.FunctionDef, ast.ClassDef)) else None
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    return False, None
+                if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) or len(targets) != 1:
+                    return False, None
+                if isinstance(stmt, ast.AugAssign):
+                    if not found or type(stmt.op) not in ops:
                         return False, None
+                    try:
+                        value = ops[type(stmt.op)](value, literal)
+                    except Exception:
+                        return False, None
+                else:
+                    value = literal
+                found = True
+            if found:
+                return True, value
             cls = next((self.classes[b.id] for b in cls.bases
                         if isinstance(b, ast.Name) and b.id in self.classes), None)
         return False, None

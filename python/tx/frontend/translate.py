@@ -1560,6 +1560,13 @@ class Translator(Ops):
     def declare(self, inst, attr, value, stmt, env):
         """`self.attr = value` in __init__: names what it declares."""
         path = (inst.path + "." if inst.path else "") + attr
+        old = inst.attrs.get(attr)
+        if old is not None and old is not value and not any(
+                v is old for k, v in inst.attrs.items() if k != attr):
+            # The module it replaces is gone, as in PyTorch: its layers are
+            # not the module's (a second `self.up = nn.Linear(..., bias=True)`
+            # is the one forward calls and the checkpoint holds).
+            self.undeclare(old)
         if isinstance(value, V.ModuleList):
             for i, item in enumerate(value.items):
                 self.rebase(item, "%s.%d" % (path, i))
@@ -1578,6 +1585,20 @@ class Translator(Ops):
                 self.specs.remove(would_be)
             self.specs.append(value)
         return value
+
+    def undeclare(self, value):
+        """Drops what `value` (a module attribute being replaced) declared."""
+        if isinstance(value, V.Spec):
+            if value in self.specs:
+                self.specs.remove(value)
+        elif isinstance(value, V.LinearWeight):
+            self.undeclare(value.layer)
+        elif isinstance(value, V.ModuleList):
+            for item in value.items:
+                self.undeclare(item)
+        elif isinstance(value, V.Instance):
+            for attr in value.attrs.values():
+                self.undeclare(attr)
 
     def rebase(self, value, path):
         """Gives a module created in an expression its attribute path."""

@@ -216,11 +216,12 @@ void tx::emulator::freeDeviceMemory(void *ptr) {
   uint64_t bytes = it->second;
   // Held back, not returned: a kernel, copy or memset that uses the memory
   // after its free is reported (instead of reading whatever was there), and
-  // what escapes the checks reads NaN (0xff bytes).
-  {
-    DeviceAccess access;
-    std::memset(ptr, 0xff, bytes);
-  }
+  // what escapes the checks reads NaN (0xff bytes). Only this block is
+  // opened for the fill (not every live allocation, as a DeviceAccess
+  // scope would).
+  if (protectionEnabled() && accessDepth == 0)
+    ::mprotect(ptr, mappedBytes(bytes), PROT_READ | PROT_WRITE);
+  std::memset(ptr, 0xff, bytes);
   mutableStatistics().deviceBytesInUse -= bytes;
   liveAllocations().erase(it);
   if (protectionEnabled())

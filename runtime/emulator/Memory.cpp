@@ -66,6 +66,23 @@ const char *kindName(RegionKind kind) {
   return "region";
 }
 
+/// A device allocation, live or freed (they never overlap one another).
+bool isDeviceKind(RegionKind kind) {
+  return kind == RegionKind::DeviceAlloc || kind == RegionKind::FreedDevice;
+}
+
+/// The device region nearest at or before `a` (regionsMutex held), or
+/// the map's end.
+std::map<uintptr_t, Region>::iterator nearestDeviceRegion(uintptr_t a) {
+  auto &map = regions();
+  for (auto it = map.upper_bound(a); it != map.begin();) {
+    --it;
+    if (isDeviceKind(it->second.kind))
+      return it;
+  }
+  return map.end();
+}
+
 /// " at 0x..." for messages.
 std::string at(uintptr_t address) {
   char buf[64];
@@ -285,19 +302,8 @@ void tx::emulator::checkAccess(const void *address, uint64_t bytes,
 bool tx::emulator::isDeviceMemory(const void *address) {
   uintptr_t a = reinterpret_cast<uintptr_t>(address);
   std::lock_guard<std::mutex> lock(regionsMutex());
-  auto &map = regions();
-  auto it = map.upper_bound(a);
-  while (it != map.begin()) {
-    --it;
-    bool device = it->second.kind == RegionKind::DeviceAlloc ||
-                  it->second.kind == RegionKind::FreedDevice;
-    if (a < it->first + it->second.bytes)
-      return device;
-    // Device allocations do not overlap: the nearest one decides.
-    if (device)
-      return false;
-  }
-  return false;
+  auto it = nearestDeviceRegion(a);
+  return it != regions().end() && a < it->first + it->second.bytes;
 }
 
 bool tx::emulator::checkTransfer(const void *address, uint64_t bytes,
@@ -310,34 +316,23 @@ bool tx::emulator::checkTransfer(const void *address, uint64_t bytes,
     // Device allocations (live or freed) do not overlap one another: the
     // nearest one starting at or before `a`, and those starting inside the
     // range, are all that can be touched.
-    auto it = map.upper_bound(a);
-    if (it != map.begin()) {
-      auto prev = std::prev(it);
-      for (;; --prev) {
-        const Region &r = prev->second;
-        bool device = r.kind == RegionKind::DeviceAlloc ||
-                      r.kind == RegionKind::FreedDevice;
-        if (device) {
-          uint64_t end = prev->first + r.bytes;
-          if (a < end) {
-            if (r.kind == RegionKind::FreedDevice)
-              error = "is freed memory (offset " +
-                      std::to_string(a - prev->first) + " of the " +
-                      describeRegion(prev->first, r) + ")";
-            else if (a + bytes > end)
-              error = "runs " + std::to_string(a + bytes - end) +
-                      " byte(s) past the end of the " +
-                      describeRegion(prev->first, r);
-          }
-          break;
-        }
-        if (prev == map.begin())
-          break;
+    auto prev = nearestDeviceRegion(a);
+    if (prev != map.end()) {
+      const Region &r = prev->second;
+      uint64_t end = prev->first + r.bytes;
+      if (a < end) {
+        if (r.kind == RegionKind::FreedDevice)
+          error = "is freed memory (offset " + std::to_string(a - prev->first) +
+                  " of the " + describeRegion(prev->first, r) + ")";
+        else if (a + bytes > end)
+          error = "runs " + std::to_string(a + bytes - end) +
+                  " byte(s) past the end of the " +
+                  describeRegion(prev->first, r);
       }
     }
+    auto it = map.upper_bound(a);
     for (; error.empty() && it != map.end() && it->first < a + bytes; ++it)
-      if (it->second.kind == RegionKind::DeviceAlloc ||
-          it->second.kind == RegionKind::FreedDevice)
+      if (isDeviceKind(it->second.kind))
         error = "overlaps the " + describeRegion(it->first, it->second) +
                 " without starting in it";
   }

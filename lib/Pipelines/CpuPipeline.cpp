@@ -75,7 +75,7 @@ static void addTxToCPUPasses(OpPassManager &pm, const TxToCPUOptions &options,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
     pm.addPass(createCanonicalizerPass());
-    pm.addNestedPass<func::FuncOp>(createTxSplitDeallocs());
+    pm.addPass(createTxSplitDeallocs());
     pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
     pm.addPass(bufferization::createLowerDeallocationsPass());
     pm.addPass(createCSEPass());

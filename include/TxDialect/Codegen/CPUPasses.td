@@ -66,18 +66,21 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
   ];
 }
 
-def TxSplitDeallocs : Pass<"tx-split-deallocs", "::mlir::func::FuncOp"> {
+def TxSplitDeallocs : Pass<"tx-split-deallocs", "::mlir::ModuleOp"> {
   let summary = "Split bufferization.dealloc ops of distinct allocations";
   let description = [{
     Every `bufferization.dealloc` splits into one op per memref that is the
-    result of its own `memref.alloc` / `memref.alloca` (distinct
+    result of its own `memref.alloc` / `memref.alloca`, or of a `func.call`
+    whose callee returns fresh `memref.alloc`s in that position (through
+    views and the base buffer of `memref.extract_strided_metadata`; distinct
     allocations cannot alias each other), each with the same retained
     values, their updated conditions or-ed; the other memrefs stay together.
     `buffer-deallocation-simplification` does the same split, but with an
     alias query per pair of memrefs: the ownership-based deallocation frees a
     function's buffers in one op at its end, so that cost grew with the
     square of the op count (65 s of a 10k-op chain). Run it between
-    `ownership-based-buffer-deallocation` and the simplification.
+    `ownership-based-buffer-deallocation` and the simplification. A module
+    pass: it reads the callees' bodies.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::bufferization::BufferizationDialect"];

@@ -129,13 +129,19 @@ static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
 /// one (where the collective is the identity).
 struct LinearLowering : OpInterfaceConversionPattern<TxProjectionOpInterface> {
   using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
+  /// Layers are module symbols that the conversion neither adds nor erases,
+  /// so the tables built on the first lookup stay valid for the whole run.
+  mutable SymbolTableCollection symbols;
   LogicalResult
   matchAndRewrite(TxProjectionOpInterface op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
     if (auto collective = dyn_cast<TxCollectiveOpInterface>(op.getOperation()))
       if (collective.getGroupSize() != 1)
         return rewriter.notifyMatchFailure(op, "group of more than one rank");
-    LayerOp layer = op.lookupLayer();
+    // One symbol table for the whole conversion (lookupLayer scans the
+    // module's symbols: quadratic in the number of projections).
+    auto layer =
+        symbols.lookupNearestSymbolFrom<LayerOp>(op, op.getLayerAttr());
     if (!layer)
       return rewriter.notifyMatchFailure(op, "layer not found");
     auto resType = cast<MemRefType>(op.getResult().getType());

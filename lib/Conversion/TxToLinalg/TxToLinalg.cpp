@@ -101,10 +101,11 @@ void tx::lowerTxSymbolsToGlobals(ModuleOp module) {
 
 LogicalResult tx::lowerTxGuards(ModuleOp module) {
   bool failed = false;
+  SymbolTableCollection symbols;
   module.walk([&](GuardOp guard) {
     auto ref = guard.getRef().getDefiningOp<LayerRefOp>();
     Operation *sym =
-        ref ? SymbolTable::lookupNearestSymbolFrom(guard, ref.getLayerAttr())
+        ref ? symbols.lookupNearestSymbolFrom(guard, ref.getLayerAttr())
             : nullptr;
     if (!sym || !isa<LayerOp, NoneLayerOp>(sym)) {
       guard.emitOpError("cannot be lowered: its reference is not a "
@@ -164,9 +165,19 @@ static void foldStaticBranches(ModuleOp module) {
 }
 
 void tx::eraseTxSymbols(ModuleOp module) {
+  // Every symbol name referenced anywhere in the module, nested symbol
+  // tables included, gathered in one walk (symbolKnownUseEmpty per symbol
+  // walks the module once per layer: quadratic). A reference of the same
+  // name from elsewhere only keeps a symbol.
+  llvm::DenseSet<StringAttr> used;
+  module->walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](SymbolRefAttr ref) {
+      used.insert(ref.getRootReference());
+    });
+  });
   for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
     if (isa<LayerOp, NoneLayerOp, ParamOp>(op) &&
-        SymbolTable::symbolKnownUseEmpty(&op, module))
+        !used.contains(SymbolTable::getSymbolName(&op)))
       op.erase();
 }
 

@@ -53,6 +53,8 @@ def import_file(path, config, **options):
 
 def _entry_class(src, entry):
     if entry is not None:
+        if entry not in src.classes and entry in src.unknown:
+            src.global_value(entry, None)  # an error naming the statement
         if entry not in src.classes:
             raise FrontendError("no class '%s' in the file (classes: %s)"
                                 % (entry, ", ".join(src.classes) or "none"), path=src.path)
@@ -234,7 +236,7 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
                                 "the rotation; table.register_forward_arg names a known "
                                 "kind)" % p.arg, p)
         if d is not None:
-            return tr.eval(d, {})
+            return tr.default_value(forward, p, d, p)
         raise FrontendError("forward argument '%s' is of no known kind and has no "
                             "default (known: %s; see table.FORWARD_ARGS)"
                             % (p.arg, ", ".join(sorted(table.FORWARD_ARGS))), p)
@@ -289,16 +291,21 @@ def _config_rotary_half(data):
 
 
 def _declare_symbols(tr, em, prefix, dtype):
+    # A *RMSNorm's weight (V.Param.norm_weight) is named by its module's
+    # path, as a norm's weight is.
+    named = lambda spec: spec.path[:-len(".weight")] \
+        if getattr(spec, "norm_weight", False) and spec.path.endswith(".weight") \
+        else spec.path
     leaves = {}
     for spec in tr.specs:
-        leaf = spec.path.rsplit(".", 1)[-1]
+        leaf = named(spec).rsplit(".", 1)[-1]
         leaves[leaf] = leaves.get(leaf, 0) + 1
     for spec in tr.specs:
-        leaf = spec.path.rsplit(".", 1)[-1]
+        leaf = named(spec).rsplit(".", 1)[-1]
         # A ModuleList item (norms.2) is named by its path: a symbol does not
         # begin with a digit.
         spec.symbol = leaf if leaves[leaf] == 1 and not leaf[0].isdigit() else \
-            spec.path.replace(".", "_")
+            named(spec).replace(".", "_")
         ckpt = prefix + spec.path
         if isinstance(spec, V.Linear):
             # A Conv1D's checkpoint weight is [in, out]: the loader reads it

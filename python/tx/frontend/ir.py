@@ -6,6 +6,7 @@ container slot) can still be filled in when the op that fixes it is met:
 every op reads its values' types when the module is printed."""
 
 import math
+import re
 
 
 class MemRef:
@@ -114,6 +115,8 @@ class Block:
     def render(self, indent):
         lines = []
         for item in self.items:
+            if getattr(item, "dropped", False):
+                continue  # Emitter.drop_if_unused: nothing uses it
             if callable(item):
                 lines.append(" " * indent + item())
             else:
@@ -139,6 +142,7 @@ class Emitter:
         self.body = Block()
         self.blocks = [self.body]
         self.names = set()
+        self.droppable = []        # ops printed only if their results are used
 
     # -- values --------------------------------------------------------------
     def fresh(self, hint, type):
@@ -168,7 +172,32 @@ class Emitter:
         def line():
             head = ", ".join(v.name for v in results)
             return ("%s = " % head if results else "") + text() + (" " + loc if loc else "")
+        line.results = results
         self.add(line)
+
+    def drop_if_unused(self, item):
+        """Leaves op `item` (an item of a block, from `op`) out of the
+        printed IR when no other op, yield or return uses its results (the
+        weightless tx.rmsnorm a weight was folded into: ops.fold_norm_weight;
+        a later use of it keeps it, where it was)."""
+        self.droppable.append(item)
+
+    def _body_lines(self, tail):
+        """The function body's lines, without the droppable ops nothing
+        uses (`tail`, the return line, counts as a use)."""
+        while True:
+            lines = self.body.render(4)
+            text = "\n".join(lines + [tail])
+            dropped = False
+            for item in self.droppable:
+                if getattr(item, "dropped", False):
+                    continue
+                if item.results and all(
+                        len(re.findall(re.escape(v.name) + r"(?![A-Za-z0-9_])", text)) <= 1
+                        for v in item.results):
+                    item.dropped = dropped = True
+            if not dropped:
+                return lines
 
     def constant(self, value, type, node):
         v = self.fresh("c%s" % (str(value).replace(".", "_").replace("-", "m")
@@ -196,10 +225,11 @@ class Emitter:
         ret = " -> %s" % (rtypes if len(self.results) == 1 else "(%s)" % rtypes) \
             if self.results else ""
         out.append("  func.func @%s(%s)%s {" % (func_name, sig, ret))
-        out += self.body.render(4)
-        out.append("    return%s" % (
+        tail = "    return%s" % (
             " %s : %s" % (", ".join(v.name for v in self.results), rtypes)
-            if self.results else ""))
+            if self.results else "")
+        out += self._body_lines(tail) if self.droppable else self.body.render(4)
+        out.append(tail)
         out.append("  }")
         out.append("}")
         return "\n".join(out) + "\n"

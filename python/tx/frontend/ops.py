@@ -222,11 +222,73 @@ class Ops:
                                 % (a.type, b.type), node)
 
     def binary(self, kind, lhs, rhs, node):
+        if kind == "mul":
+            fused = self.fold_norm_weight(lhs, rhs, node)
+            if fused is not None:
+                return fused
+        a, b = lhs, rhs
+        block = self.em.blocks[-1]
+        start = len(block.items)
         lhs, _, r, rtype = self.operand(lhs, rhs, node, kind in ("add", "mul"))
         out = self.fresh(kind, lhs.type.contiguous())
         self.em.op([out], lambda: "tx.binary %s %s, %s : %s, %s -> %s" % (
             kind, lhs.value, r, lhs.type, rtype, out.type), node)
-        return V.Tensor(out, lhs.dims, tlayout=lhs.tlayout)
+        result = V.Tensor(out, lhs.dims, tlayout=lhs.tlayout)
+        if kind == "add" and self.em.blocks[-1] is block:
+            # c + weight (Gemma's 1.0 + self.weight): a norm weight with an
+            # offset, for fold_norm_weight.
+            for c, w in ((a, b), (b, a)):
+                info = getattr(w, "norm_weight", None)
+                if info is not None and info[1] == 0.0 and \
+                        isinstance(c, (int, float)) and not isinstance(c, bool):
+                    result.norm_weight = (info[0], float(c), info[2],
+                                          info[3] + block.items[start:])
+        return result
+
+    def fold_norm_weight(self, a, b, node):
+        """`weight * y` or `y * (c + weight)` (either order) with y the
+        weightless tx.rmsnorm of a norm written out (norm_result) and weight
+        a [n] parameter (get_param), n y's last size, nothing emitted since
+        the norm or the weight's first op but the norm and the weight's own
+        ops (nothing wrote x, the parameter or c + weight in between): the
+        weighted tx.rmsnorm of the norm's input, `offset c` (None: not that
+        form, a tx.binary mul).
+        The same product in PyTorch's order: tx.rmsnorm multiplies
+        x * rsqrt(mean(x^2) + eps) by (c + weight), in f32 (for 16-bit
+        tensors rounded once, where PyTorch may round the norm first). The
+        weightless norm and the weight's offset are left out of the IR
+        when nothing else uses them (Emitter.drop_if_unused)."""
+        for y, w in ((a, b), (b, a)):
+            fold = getattr(y, "norm_fold", None)
+            weight = getattr(w, "norm_weight", None)
+            if fold is not None and weight is not None and isinstance(y, V.Tensor) and \
+                    isinstance(w, V.Tensor):
+                break
+        else:
+            return None
+        x, eps, block, item = fold
+        param, offset, wvalue, items = weight
+        members = [item] + list(items)
+        at = [next((k for k, i in enumerate(block.items) if i is m), None) for m in members]
+        if self.em.blocks[-1] is not block or None in at or \
+                any(not any(i is m for m in members) for i in block.items[min(at):]):
+            return None  # something in between: PyTorch's two steps
+        if y.dims != x.dims or w.dims != [0] or w.type.shape != (y.type.shape[-1],) or \
+                w.type.dtype != y.type.dtype or y.type.shape[-1] is None:
+            return None
+        self.em.drop_if_unused(item)
+        for i in items[1:]:
+            self.em.drop_if_unused(i)  # the offset's constant and addition
+        if not param.norm_weight:
+            return self.emit_norm("rmsnorm", x, [x.value, wvalue], eps, offset, "rmsnorm",
+                                  node)
+        # A *RMSNorm module's result is named by the module.
+        saved, self.hint = self.hint, None
+        try:
+            return self.emit_norm("rmsnorm", x, [x.value, wvalue], eps, offset,
+                                  param.symbol, node)
+        finally:
+            self.hint = saved
 
     def binary_into(self, kind, lhs, rhs, target, node):
         target = self.tensor(target, node, "the written tensor")
@@ -1507,26 +1569,41 @@ class Ops:
 
     def norm_result(self, kind, x, eps, node, *chains):
         """The weightless tx.rmsnorm / tx.layernorm of x that the chain
-        computes (a weight the code multiplies by afterwards stays a
-        tx.binary mul, PyTorch's order). Nothing may have been emitted
-        since the chains began: the norm reads x here, PyTorch read it
-        where the statistic was computed."""
+        computes (what the code does with it stays tx ops in PyTorch's
+        order, but an RMSNorm's weight multiplied next: fold_norm_weight).
+        Nothing may have been emitted
+        since the chains began but reads of parameters (`self.weight * (x *
+        torch.rsqrt(...))`): the norm reads x here, PyTorch read it where
+        the statistic was computed."""
         for c in chains:
             block, length = c.mark
-            if block is not self.em.blocks[-1] or len(block.items) != length:
+            if block is not self.em.blocks[-1] or any(
+                    not getattr(i, "reads_param", False) for i in block.items[length:]):
                 raise FrontendError("%s and its use here are apart (other operations, or "
                                     "another block, in between: x may have been written "
                                     "since): not supported (write the norm in one piece)"
                                     % c.what(), node)
         x = self.tensor(x, node)
         self.last_is_last(x, node, "a norm over the last dimension")
-        return self.emit_norm(kind, x, [x.value], eps, 0, kind, node)
+        y = self.emit_norm(kind, x, [x.value], eps, 0, kind, node)
+        if kind == "rmsnorm":
+            # The weight it is multiplied by next folds in (fold_norm_weight).
+            block = self.em.blocks[-1]
+            y.norm_fold = (x, eps, block, block.items[-1])
+        return y
 
     # -- parameters and functional norms -----------------------------------------
     def get_param(self, param, node):
-        out = self.em.fresh("p_" + param.symbol, MemRef(param.shape, self.dtype))
+        out = self.em.fresh(("w_" if param.norm_weight else "p_") + param.symbol,
+                            MemRef(param.shape, self.dtype))
         self.em.op([out], lambda: "tx.get_param @%s : %s" % (param.symbol, out.type), node)
-        return V.Tensor(out, list(range(len(param.shape))))
+        self.em.blocks[-1].items[-1].reads_param = True  # writes nothing (norm_result)
+        t = V.Tensor(out, list(range(len(param.shape))))
+        if len(param.shape) == 1:
+            # (param, offset, the value read, the ops computing it): a
+            # weight a norm written out may fold in (fold_norm_weight).
+            t.norm_weight = (param, 0.0, out, [self.em.blocks[-1].items[-1]])
+        return t
 
     def rms_norm(self, x, shape, weight, eps, node):
         """F.rms_norm(x, normalized_shape, weight, eps): tx.rmsnorm over the

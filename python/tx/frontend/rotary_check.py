@@ -216,7 +216,10 @@ class Evaluator:
             elif p.arg in kwargs:
                 env[p.arg] = kwargs[p.arg]
             elif p.arg in defaults:
-                env[p.arg] = self.eval(defaults[p.arg], {})
+                found, value = self.src.default(fn, p.arg, node)
+                if found and type(value).__name__ == "Dotted":
+                    value = _Dotted(value.name)  # an import, as eval gives it
+                env[p.arg] = value if found else self.eval(defaults[p.arg], {})
             else:
                 raise NotRotary("a call of %s without '%s'" % (fn.name, p.arg), node)
         extra = {k: v for k, v in kwargs.items() if k not in env}
@@ -283,6 +286,8 @@ class Evaluator:
                 return self.src.constants[e.id]
             if e.id in ("int", "len", "min", "max"):
                 return _Dotted("builtins." + e.id)
+            if e.id in self.src.unknown:
+                self.src.global_value(e.id, e)  # not known at import: an error
             return _Dotted(self.src.aliases.get(e.id, e.id))
         if isinstance(e, ast.Attribute):
             base = self.eval(e.value, env)

@@ -1,9 +1,12 @@
 """A parsed modeling file: its imports, classes, functions and constants."""
 
 import ast
+import os
 
 from .errors import FrontendError
+from . import module_eval
 from . import values as V
+from .module_eval import ModuleExpr, Unknown  # noqa: F401 (translate.py's ModuleExpr)
 
 
 def _builtin(fn):
@@ -54,7 +57,7 @@ def _hasattr(tr, node, args, kwargs):
     if isinstance(obj, V.Instance):
         return (name in obj.attrs or
                 tr.src.method(obj.cls, name, node, required=False) is not None or
-                tr.src.class_constant(obj.cls, name)[0])
+                tr.src.class_constant(obj.cls, name, node)[0])
     raise FrontendError("hasattr of %s is not supported" % tr.describe(obj), node)
 
 
@@ -142,14 +145,6 @@ PY_TYPES = {BUILTINS[n]: t for n, t in (("int", int), ("float", float), ("bool",
                                         ("dict", dict))}
 
 
-class ModuleExpr:
-    """A module-level display (a dict, list or tuple of names) not yet
-    evaluated: the translator evaluates it where it is read."""
-
-    def __init__(self, name, node):
-        self.name, self.node = name, node
-
-
 LOGGING_CALLS = ("warnings.warn",)
 
 
@@ -161,47 +156,36 @@ class Source:
         except SyntaxError as err:
             raise FrontendError("cannot parse: %s" % err.msg, path=path, line=err.lineno,
                                 col=err.offset) from None
+        # The module-level statements run in order, as Python runs them at
+        # import (module_eval.py): each name as the import leaves it.
+        stem = os.path.splitext(os.path.basename(path or ""))[0] or "module"
+        self.module = module_eval.Module(self.tree, stem, self.REGISTRIES)
         self.aliases = {}       # local name -> dotted import path
         self.classes = {}
         self.functions = {}
-        self.constants = {}
-        # Module-level displays of names (ATTENTION_CLASSES = {"eager":
-        # LlamaAttention}): evaluated when read (ModuleExpr).
+        self.constants = {}     # numbers, strings, containers (of classes too)
+        # Module-level displays holding what only the translator evaluates
+        # (ACT = {"silu": nn.SiLU()}): evaluated when read (ModuleExpr).
         self.module_exprs = {}
+        self.unknown = {}       # name -> Unknown: a read is an error
         # Module-level loggers (logger = logging.get_logger(__name__)): their
         # methods (logger.warning_once(...)) do nothing to the model.
         self.loggers = set()
-        for stmt in self.tree.body:
-            if isinstance(stmt, ast.Import):
-                for a in stmt.names:
-                    if a.asname:
-                        self.aliases[a.asname] = a.name
-                    else:
-                        top = a.name.split(".")[0]
-                        self.aliases[top] = top
-            elif isinstance(stmt, ast.ImportFrom):
-                for a in stmt.names:
-                    self.aliases[a.asname or a.name] = (
-                        "%s.%s" % (stmt.module, a.name) if stmt.module else a.name)
-            elif isinstance(stmt, ast.ClassDef):
-                self.classes[stmt.name] = stmt
-            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions[stmt.name] = stmt
-            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                    isinstance(stmt.targets[0], ast.Name):
-                try:
-                    self.constants[stmt.targets[0].id] = ast.literal_eval(stmt.value)
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    # logger = ..., ACT2FN = {...}: known by name only.
-                    name = stmt.targets[0].id
-                    self.aliases.setdefault(name, name)
-                    if isinstance(stmt.value, (ast.Dict, ast.List, ast.Tuple, ast.Set)) and \
-                            name not in self.REGISTRIES:
-                        self.module_exprs[name] = stmt.value
-                    elif isinstance(stmt.value, ast.Call) and (
-                            self.dotted(stmt.value.func) or "").rsplit(".", 1)[-1] in \
-                            ("get_logger", "getLogger"):
-                        self.loggers.add(name)
+        for name, value in self.module.env.items():
+            if isinstance(value, Unknown):
+                self.unknown[name] = value
+            elif isinstance(value, V.Dotted):
+                self.aliases[name] = value.name
+                if isinstance(value, module_eval.Logger):
+                    self.loggers.add(name)
+            elif isinstance(value, V.FunctionRef) and value.name == name:
+                self.functions[name] = value.node
+            elif isinstance(value, V.ClassRef) and value.name == name:
+                self.classes[name] = value.node
+            elif isinstance(value, ModuleExpr):
+                self.module_exprs[name] = value.node
+            else:
+                self.constants[name] = value
 
     # Registries the file may define or import (a dict of kernels): known by
     # name, whatever the file puts in them.
@@ -210,20 +194,46 @@ class Source:
     def global_value(self, name, node):
         if name in self.REGISTRIES and name not in self.functions:
             return V.Dotted(self.aliases.get(name, name))
-        if name in self.functions:
-            return V.FunctionRef(self.functions[name])
-        if name in self.classes:
-            return V.ClassRef(self.classes[name])
-        if name in self.constants:
-            return self.constants[name]
-        if name in self.module_exprs:
-            return ModuleExpr(name, self.module_exprs[name])
-        if name in self.aliases:
-            return V.Dotted(self.aliases[name])
+        if name in self.module.env:
+            value = self.module.env[name]
+            if isinstance(value, Unknown):
+                raise FrontendError(value.message("'%s'" % name), node)
+            if isinstance(value, ModuleExpr):
+                self.check_fresh(value.versions, "'%s' (line %d)" % (name, value.node.lineno),
+                                 node)
+                return ModuleExpr(name, value.node)
+            return value
         if name in BUILTINS:
             return BUILTINS[name]
         raise FrontendError("name '%s' is not defined (or not a supported builtin)" % name,
                             node)
+
+    def check_fresh(self, versions, what, node):
+        """An error if a name `what` reads (a display, a default evaluated
+        where it is used) changed after it: Python read it before."""
+        stale = self.module.stale(versions)
+        if stale is not None:
+            raise FrontendError("%s reads '%s', which line %s changes after it, and the "
+                                "frontend cannot evaluate it as Python did before; not "
+                                "supported" % (what, stale[0], stale[1]), node)
+
+    def default(self, fn, name, node):
+        """(True, value) for the default of parameter `name` of `fn` as its
+        def computed it (Python evaluates a default once, when the def runs);
+        (False, None) where the caller evaluates it (a def not run at import,
+        or a default it could not compute whose names are bound as then);
+        an error at the call `node` where it is not known."""
+        record = self.module.defaults.get(fn, {})
+        if name not in record:
+            return False, None
+        value = record[name]
+        what = "the default of '%s' of %s (line %d)" % (name, fn.name, fn.lineno)
+        if isinstance(value, Unknown):
+            raise FrontendError(value.message(what), node)
+        if isinstance(value, module_eval.Lazy):
+            self.check_fresh(value.versions, what, node)
+            return False, None
+        return True, value
 
     def is_logging(self, name):
         """Whether the call of dotted `name` only logs or warns
@@ -240,6 +250,8 @@ class Source:
             e = e.value
         if not isinstance(e, ast.Name):
             return None
+        if e.id in self.unknown:
+            return None  # not known at import: names nothing
         head = self.aliases.get(e.id, e.id)
         return ".".join([head] + parts[::-1])
 
@@ -252,14 +264,19 @@ class Source:
     def method_owner(self, cls, name):
         """(the class of the file defining method `name` for `cls`, that
         method): `cls` itself or its first base of the file that has it
-        (following first bases of the file), or (None, None)."""
+        (following first bases of the file), or (None, None). A class's
+        name is what its body (and the module after it: Cls.forward = f)
+        bound last."""
         seen = set()
         while cls is not None and cls.name not in seen:
             seen.add(cls.name)
-            # The last definition in the body is the one the class binds.
-            for stmt in reversed(cls.body):
-                if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
-                    return cls, stmt
+            ns = self.module.class_ns.get(cls, {})
+            if name in ns:
+                value = ns[name]
+                if isinstance(value, Unknown):
+                    raise FrontendError(value.message("'%s' of class %s" % (name, cls.name)),
+                                        path=self.path, line=value.line)
+                return (cls, value.node) if isinstance(value, V.FunctionRef) else (None, None)
             # A base class of the file (class B(A)): look there.
             base = None
             for b in cls.bases:
@@ -269,54 +286,20 @@ class Source:
             cls = base
         return None, None
 
-    def class_constant(self, cls, name):
-        """(True, value) for a class attribute `name` of the class body (or
-        of a base class of the file) bound to a literal, run as Python runs
-        the body: the last assignment, `+=`-style updates by literals
-        applied; (False, None) when it is not there or not such a value."""
-        import operator
-        ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
-               ast.Mod: operator.mod, ast.Pow: operator.pow}
-        seen = set()
-        while cls is not None and cls.name not in seen:
-            seen.add(cls.name)
-            found, value = False, None
-            for stmt in cls.body:
-                if isinstance(stmt, ast.Assign):
-                    targets = stmt.targets
-                elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
-                    targets = [stmt.target]
-                elif isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
-                    targets = [ast.Name(id=stmt.name)]
-                else:
-                    continue
-                if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                    continue
-                if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
-                    continue
-                try:
-                    literal = ast.literal_eval(stmt.value) if not isinstance(
-                        stmt, (ast.FunctionDef, ast.ClassDef)) else None
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    return False, None
-                if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) or len(targets) != 1:
-                    return False, None
-                if isinstance(stmt, ast.AugAssign):
-                    if not found or type(stmt.op) not in ops:
-                        return False, None
-                    try:
-                        value = ops[type(stmt.op)](value, literal)
-                    except Exception:
-                        return False, None
-                else:
-                    value = literal
-                found = True
-            if found:
-                return True, value
-            cls = next((self.classes[b.id] for b in cls.bases
-                        if isinstance(b, ast.Name) and b.id in self.classes), None)
-        return False, None
+    def class_constant(self, cls, name, node=None):
+        """(True, value) for a class attribute `name` of the class (or of a
+        base class of the file) as the import leaves it: its body run as
+        Python runs it, then the module's statements after it (Cls.k = 9.0);
+        (False, None) when it is not there or not a value (a method, an
+        import); an error (at `node`) when it is not known."""
+        value = self.module.class_attr(cls, name)
+        if isinstance(value, Unknown):
+            raise FrontendError(value.message("class attribute '%s' of %s" % (name, cls.name)),
+                                node, path=None if node is not None else self.path,
+                                line=None if node is not None else value.line)
+        if value is None or isinstance(value, (V.FunctionRef, V.Dotted, ModuleExpr)):
+            return False, None
+        return True, value
 
     def module_classes(self):
         """Classes that look like nn.Module subclasses, in file order."""

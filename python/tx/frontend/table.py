@@ -244,7 +244,11 @@ UNSUPPORTED_SUFFIXES = {
 }
 
 # Class names matched by suffix when no exact entry exists: every HF model
-# names its RMSNorm <Model>RMSNorm(hidden_size, eps=...).
+# names its RMSNorm <Model>RMSNorm(hidden_size, eps=...). Only for a class
+# the file does not define with a forward (imported from elsewhere, as a
+# modular file's base model's): a class of the file is translated, its
+# __init__ run on the call's arguments and its forward read
+# (Translator.instantiate, only_by_suffix).
 MODULE_SUFFIXES = {
     "RMSNorm": norm_factory(),
 }
@@ -337,6 +341,17 @@ def only_by_suffix_error(name):
     return name not in MODULES and short not in MODULES and \
         not any(short.endswith(s) for s in MODULE_SUFFIXES) and \
         any(short.endswith(s) for s in UNSUPPORTED_SUFFIXES)
+
+
+def only_by_suffix(name):
+    """Whether class `name` is known only by a MODULE_SUFFIXES suffix (a
+    file's *RMSNorm), not by an exact entry (torch's classes, --norm /
+    register_norm): one of the file with a forward is translated instead,
+    its __init__ run and its forward read (the suffix says what such a
+    class usually is, not what this one computes)."""
+    short = name.rsplit(".", 1)[-1]
+    return name not in MODULES and short not in MODULES and \
+        any(short.endswith(s) for s in MODULE_SUFFIXES)
 
 
 # __init__: the initial value of a parameter (its shape; the checkpoint
@@ -998,11 +1013,13 @@ def _not_tracing(name):
     """torch.jit.is_tracing() and its kin, and transformers'
     is_torch_fx_proxy(x) / is_torchdynamo_compiling(): False (the import is
     of the model run eagerly; GPT-J's `if is_torch_fx_proxy(position_ids)
-    or torch.jit.is_tracing():`)."""
+    or torch.jit.is_tracing():`). A function of the file of one of these
+    names is not taken by its name: its body is translated."""
     def handler(tr, node, args, kwargs):
         if len(args) + len(kwargs) > 1:
             raise FrontendError("%s takes at most one argument" % name, node)
         return False
+    handler.tracing_query = True
     return handler
 
 

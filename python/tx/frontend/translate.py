@@ -13,6 +13,7 @@ import operator
 from .errors import FrontendError
 from .ops import Ops
 from .source import ModuleExpr, _plain
+from . import body_check
 from . import rotary_check
 from . import sinusoid
 from . import table
@@ -28,6 +29,12 @@ _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
            ast.Is: operator.is_, ast.IsNot: operator.is_not}
+
+# Table handlers that replace a file's own function of that name: its body
+# is checked against what the handler emitted (body_check); the rotary
+# helpers are checked before (rotary_layout).
+BODY_CHECKS = {table.eager_attention: body_check.eager_attention,
+               table.repeat_kv: body_check.repeat_kv}
 
 
 class _Return(Exception):
@@ -524,7 +531,7 @@ class Translator(Ops):
                     return V.BoundMethod(base, name)  # self.helper(...): inlined
                 if name == "register_buffer" and self.in_init:
                     return self.register_buffer(base)
-                found, value = self.src.class_constant(base.cls, name)
+                found, value = self.src.class_constant(base.cls, name, e)
                 if found:
                     return value  # a class attribute (is_causal = True)
                 if base.init_error:
@@ -900,8 +907,9 @@ class Translator(Ops):
                 if kwargs.get("sliding_window") is not None:
                     raise FrontendError("sliding-window attention is not supported", node)
                 handler = None
-            if handler is table.eager_attention:
-                self.check_eager_attention(func.node, node)
+            if getattr(handler, "tracing_query", False):
+                # The file's own is_torch_fx_proxy & co.: its body decides.
+                handler = None
             if handler is not None:
                 # The file's own signature (its defaults) binds the call; the
                 # handler gets every parameter by position and by name.
@@ -913,7 +921,8 @@ class Translator(Ops):
                 named.update({n: bound[n] for n in names})
                 if handler is table.eager_attention and "softcap" not in params:
                     # A softcap= the file's function takes only in **kwargs
-                    # is ignored by its body (check_eager_attention: no tanh).
+                    # is not tx.attention's (body_check: its body must not
+                    # cap either).
                     named.pop("softcap", None)
                 if handler in (table.rotary_pair, table.rotary_single):
                     positional = [bound[n] for n in names]
@@ -923,7 +932,13 @@ class Translator(Ops):
                     return handler(self, node, positional, named,
                                    interleaved=layout is not None and
                                    rotary_check.LAYOUTS[layout][0])
-                return handler(self, node, [bound[n] for n in names], named)
+                result = handler(self, node, [bound[n] for n in names], named)
+                if handler in BODY_CHECKS:
+                    # The file's own body, replaced by what the handler
+                    # emitted: run on numbers, it must compute the same
+                    # (body_check), else an error at the call.
+                    BODY_CHECKS[handler](self, func.node, bound, names, named, node)
+                return result
             if self.in_init:
                 built = self.sinusoid_table(func.node, args, kwargs, node)
                 if built is not None:
@@ -1107,55 +1122,6 @@ class Translator(Ops):
                                            if len(x.type.shape) == 3), xs[0].dims.index(1))
         return layout
 
-    # What a file's own eager_attention_forward, replaced by tx.attention,
-    # may do: HF's body (repeat_kv, q @ k^T * scaling, optional soft-cap,
-    # + the sliced mask, softmax, dropout, @ v, transpose). Anything else
-    # (GPT-OSS's attention sinks: module.sinks, torch.cat, a row max
-    # subtracted; a mask built with torch.where/masked_fill) computes
-    # another attention.
-    EAGER_CALLS = ("matmul", "transpose", "softmax", "dropout", "to", "float", "half",
-                   "bfloat16", "type", "type_as", "contiguous", "size", "dim", "len",
-                   "int", "repeat_kv", "repeat_interleave", "getattr", "sqrt", "full")
-    EAGER_MODULE_ATTRS = ("num_key_value_groups", "training", "scaling", "head_dim",
-                          "attention_dropout", "is_causal", "layer_idx", "config",
-                          "sliding_window", "num_heads", "num_key_value_heads")
-
-    def check_eager_attention(self, fn, node):
-        """The file's own eager attention, replaced by tx.attention: an error
-        at the call if its body does more than HF's does, never another
-        attention silently."""
-        a = fn.args
-        params = [p.arg for p in list(getattr(a, "posonlyargs", [])) + list(a.args)
-                  + list(a.kwonlyargs)]
-        module = params[0] if params else None
-        calls = self.EAGER_CALLS + (("tanh",) if "softcap" in params else ())
-        found = []
-        for n in (x for stmt in fn.body for x in ast.walk(stmt)):
-            what = None
-            if isinstance(n, ast.Slice) and n.step is not None:
-                what = "a slice with a step"
-            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):
-                what = "a subtraction"
-            elif (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-                  and n.value.id == module and n.attr not in self.EAGER_MODULE_ATTRS):
-                what = "%s.%s" % (module, n.attr)
-            elif isinstance(n, ast.Name) and a.kwarg is not None and n.id == a.kwarg.arg:
-                what = "**%s read in the body" % n.id
-            elif isinstance(n, ast.Call):
-                name = self.src.dotted(n.func) or (
-                    n.func.attr if isinstance(n.func, ast.Attribute) else "?")
-                if name.rsplit(".", 1)[-1] not in calls:
-                    what = "%s()" % name.rsplit(".", 1)[-1]
-            if what is not None:
-                found.append((n.lineno, n.col_offset, what))
-        if found:
-            line, _, what = min(found)
-            raise FrontendError(
-                "%s (line %d) is not HF's eager attention (%s at line %d): it "
-                "would be replaced by tx.attention, which computes softmax(q k^T "
-                "* scaling (soft-capped) + mask) v; not supported"
-                % (fn.name, fn.lineno, what, line), node)
-
     def deprecated_kwargs(self, fn, kwargs):
         """HF's @deprecate_kwarg("old", new_name="new", ...): a call passing
         `old=` passes `new=` (unless it passes `new=` too); without new_name
@@ -1174,6 +1140,12 @@ class Translator(Ops):
                 kwargs.setdefault(new, value)
         return kwargs
 
+    def default_value(self, fn, p, d, node):
+        """The default `d` of parameter `p` of `fn`, as its def computed it
+        (source.Source.default), else evaluated here."""
+        found, value = self.src.default(fn, p.arg, node)
+        return value if found else self.eval(d, {})
+
     def bind(self, fn, args, kwargs, node):
         a = fn.args
         params = list(getattr(a, "posonlyargs", [])) + list(a.args)
@@ -1191,7 +1163,7 @@ class Translator(Ops):
             elif p.arg in kwargs:
                 env[p.arg] = kwargs.pop(p.arg)
             elif d is not None:
-                env[p.arg] = self.eval(d, {})
+                env[p.arg] = self.default_value(fn, p, d, node)
             else:
                 raise FrontendError("%s() missing argument '%s'" % (fn.name, p.arg), node)
         if a.vararg is not None:
@@ -1200,7 +1172,7 @@ class Translator(Ops):
             if p.arg in kwargs:
                 env[p.arg] = kwargs.pop(p.arg)
             elif d is not None:
-                env[p.arg] = self.eval(d, {})
+                env[p.arg] = self.default_value(fn, p, d, node)
             else:
                 raise FrontendError("%s() missing argument '%s'" % (fn.name, p.arg), node)
         if a.kwarg is not None:
@@ -1221,8 +1193,20 @@ class Translator(Ops):
             # A *LayerNorm class of the file with its own forward: what that
             # forward computes decides (F.layer_norm, or an error).
             factory = None
+        by_suffix = factory is not None and table.only_by_suffix(cls_name) and \
+            cls_name in self.src.classes and self.src.method(
+                self.src.classes[cls_name], "forward", node, required=False) is not None
+        if by_suffix:
+            # A *RMSNorm class of the file with a forward: translated as any
+            # class of the file (its __init__ run on these arguments, its
+            # forward read: a norm written out becomes tx.rmsnorm, with the
+            # weight it multiplies by folded in), not taken by its name.
+            factory = None
         if factory is not None:
             value = factory(self, node, path, args, kwargs)
+            if factory is table.conv1d and cls_name in self.src.classes:
+                # The file's own Conv1D, taken by its name: checked on numbers.
+                body_check.conv1d(self, self.src.classes[cls_name], args, kwargs, node)
             if isinstance(value, V.Norm) and cls_name in self.src.classes:
                 cls = self.src.classes[cls_name]
                 if value.weight and not self.norm_has_weight(cls, node):
@@ -1262,6 +1246,11 @@ class Translator(Ops):
                                     % (cls_name, inst.table_base), node)
             if self.src.method(cls, "forward", node, required=False) is None:
                 return inst.base_spec  # the torch module itself
+        weight = inst.attrs.get("weight")
+        if by_suffix and isinstance(weight, V.Param) and len(weight.shape) == 1:
+            # Its weight keeps the names a norm's weight has (tx.param
+            # @<module>, read as %w_<module>).
+            weight.norm_weight = True
         return inst
 
     def run_init(self, inst, args, kwargs, node):

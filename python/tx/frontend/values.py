@@ -318,7 +318,11 @@ class Linear(Spec):
 
 class Param(Spec):
     """A bare `self.x = nn.Parameter(torch.ones(n))` (or zeros): tx.param
-    named by its path, read in forward as a [n] tensor."""
+    named by its path, read in forward as a [n] tensor. `norm_weight`: the
+    `weight` of a *RMSNorm class of the file (translated), named as a
+    norm's weight is: tx.param @<module>, read as %w_<module>."""
+
+    norm_weight = False
 
     def __init__(self, path, shape, node):
         self.path, self.shape, self.node = path, tuple(shape), node

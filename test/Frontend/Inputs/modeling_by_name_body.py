@@ -1,7 +1,7 @@
 # Llama's decoder layer (modeling_llama.py) whose LlamaRMSNorm sums the
-# squares instead of averaging them (found by the third blind test): a class
-# named *RMSNorm is imported as tx.rmsnorm by its name, its forward unread,
-# with no error. by-name-body-torch.test derives other bodies with sed
+# squares instead of averaging them (found by the third blind test): taken
+# by its name, its forward unread, it imported with no error (translated now:
+# an error at the sum). by-name-body-torch.test derives other bodies with sed
 # (the weight squared, eps scaled, repeat_kv tiling the heads).
 # A Llama/Qwen-style decoder layer written the way HF Transformers writes it
 # (modeling_llama.py, trimmed to what one layer needs), in plain PyTorch.

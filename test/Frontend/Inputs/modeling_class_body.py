@@ -41,3 +41,16 @@ class ClassAttrAugBlock(Base):
 class DefaultAtDefBlock(Base):
     def forward(self, hidden_states):
         return scaled(self.up(hidden_states))
+
+
+class DefaultMethodBlock(Base):
+    # A method's defaults are evaluated when the class body runs its def:
+    # SCALE is 5.0 here (s 5.0, t 6.0), whatever SCALE is later.
+    def scale(self, x, s=SCALE, *, t=SCALE + 1.0):
+        return x * s + x * t
+
+    def forward(self, hidden_states):
+        return self.scale(self.up(hidden_states))
+
+
+SCALE = 7.0

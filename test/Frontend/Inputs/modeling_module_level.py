@@ -57,3 +57,53 @@ class ClassAttrBlock(Base):
 
 
 ClassAttrBlock.k = 9.0
+
+# More forms, run in order as Python runs them (module-level-torch.test).
+if AUG > 100.0:
+    ELSE = 2.0
+elif AUG > 5.0:  # AUG is 6.0 here
+    ELSE = 5.0
+else:
+    ELSE = 3.0
+PAIR, (_, *REST) = 2.0, (1.0, 4.0, 8.0)  # REST is [4.0, 8.0]
+OPS = {"a": [2.0]}
+OPS["a"].extend([3.0, 4.0])
+OPS.update(b=OPS["a"].pop())  # b 4.0, a [2.0, 3.0]
+del OPS["a"][0]  # a [3.0]
+LOOP = 1.0
+for i in range(1, 4):
+    LOOP += i
+    if i == 2:
+        break  # LOOP is 4.0
+KEY = f"x{len(OPS)}"  # "x2"
+NAMES = {KEY: LOOP * 2}
+
+
+class ElseBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * ELSE  # 5.0
+
+
+class UnpackBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * (REST[1] - PAIR)  # 6.0
+
+
+class ContainerOpsBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * (OPS["b"] + OPS["a"][0])  # 7.0
+
+
+class LoopBlock(Base):
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * NAMES["x2"]  # 8.0
+
+
+class SetattrBlock(Base):
+    k = 2.0
+
+    def forward(self, hidden_states):
+        return self.up(hidden_states) * self.k
+
+
+setattr(SetattrBlock, "k", SetattrBlock.k * 5.0)  # 10.0

@@ -1,8 +1,9 @@
-# Classes of the file named *RMSNorm are imported as tx.rmsnorm by name
-# (found by the third blind test): the eps is read from an 'eps' argument
+# Classes of the file named *RMSNorm were imported as tx.rmsnorm by name
+# (found by the third blind test): the eps was read from an 'eps' argument
 # or the default, so an eps parameter of another name (Baichuan's
 # 'epsilon'), an eps set in the body, or another argument the forward uses
-# (scale) is lost with no error.
+# (scale) was lost with no error. They are translated now
+# (norm-args-torch.test).
 import torch
 from torch import nn
 

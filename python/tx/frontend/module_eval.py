@@ -261,8 +261,11 @@ class Module:
     def bind(self, scope, name, value, line):
         ns = scope[0]
         if ns is self.env:
-            if name in self.registries and not isinstance(value, V.FunctionRef):
-                # Known by name, whatever the file puts in them.
+            if name in self.registries and not isinstance(value, V.FunctionRef) and \
+                    not (name == "ACT2FN" and isinstance(value, ModuleExpr)):
+                # Known by name, whatever the file puts in them (but a dict
+                # of activations the file writes itself, ACT2FN = {"silu":
+                # nn.SiLU()}, is read as written: its entries decide).
                 old = ns.get(name)
                 value = value if isinstance(value, V.Dotted) else \
                     old if isinstance(old, V.Dotted) else V.Dotted(name)

@@ -192,7 +192,8 @@ class Source:
     REGISTRIES = ("ACT2FN", "ALL_ATTENTION_FUNCTIONS")
 
     def global_value(self, name, node):
-        if name in self.REGISTRIES and name not in self.functions:
+        if name in self.REGISTRIES and name not in self.functions and \
+                not isinstance(self.module.env.get(name), ModuleExpr):
             return V.Dotted(self.aliases.get(name, name))
         if name in self.module.env:
             value = self.module.env[name]

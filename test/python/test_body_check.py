@@ -181,6 +181,15 @@ def test_other_attentions_are_errors(helper, call, what):
      "could not be checked: module.sinks, which is not set in __init__ (line 20)"),
     (("if softcap is not None:", "if attn_weights.sum() > 0:"),
      "could not be checked: a comparison of a tensor (line 20)"),
+    # Branches on the token count: the check runs at two counts, the import
+    # holds for all (found by the fourth blind test: `if query.shape[2] > 5`
+    # imported silently wrong beyond 5 tokens).
+    (("if softcap is not None:", "if query.shape[2] > 5:"),
+     "could not be checked: a comparison of the token count"),
+    (("if softcap is not None:", "if (query.shape[-2] + 1) % 2 == 0:"),
+     "could not be checked: a comparison of the token count"),
+    (("if softcap is not None:", "if min(key.shape[2], 4) == 4:"),
+     "could not be checked: min() of the token count"),
 ])
 def test_what_the_check_cannot_run_is_an_error(change, what):
     with pytest.raises(FrontendError) as e:
@@ -402,3 +411,17 @@ def test_own_conv1d_otherwise_is_an_error(change, what):
         import_source(CONV1D.replace(*change), "block.py", CONFIG, entry="Block")
     assert str(e.value).startswith("block.py:22:21: error: Conv1D (block.py:5) ")
     assert what in str(e.value), str(e.value)
+
+
+def test_repeat_kv_branching_on_the_token_count():
+    helper = """
+def repeat_kv(hidden_states, n_rep):
+    batch, num_key_value_heads, slen, head_dim = hidden_states.shape
+    if slen > 5:
+        return hidden_states.repeat(1, n_rep, 1, 1)
+    return torch.repeat_interleave(hidden_states, repeats=n_rep, dim=1)
+"""
+    with pytest.raises(FrontendError) as e:
+        import_source(WRITTEN_OUT % helper, "block.py", CONFIG, entry="Block")
+    assert "could not be checked: a comparison of the token count" in str(e.value), \
+        str(e.value)

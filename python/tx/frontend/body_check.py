@@ -511,6 +511,34 @@ BINARY = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y,
           "pow": _pow}
 
 
+class TokenCount(int):
+    """The token count of a probe (and what is computed from it): the check
+    runs at two token counts and the import holds for all, so a body that
+    compares it or branches on it is not checked (Probe.compare, truth, min
+    and max stop there); sizes, views and slices take it as an int."""
+
+    def _same(self, v):
+        return TokenCount(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+    def __add__(self, o): return self._same(int.__add__(self, o))
+    def __radd__(self, o): return self._same(int.__radd__(self, o))
+    def __sub__(self, o): return self._same(int.__sub__(self, o))
+    def __rsub__(self, o): return self._same(int.__rsub__(self, o))
+    def __mul__(self, o): return self._same(int.__mul__(self, o))
+    def __rmul__(self, o): return self._same(int.__rmul__(self, o))
+    def __floordiv__(self, o): return self._same(int.__floordiv__(self, o))
+    def __rfloordiv__(self, o): return self._same(int.__rfloordiv__(self, o))
+    def __mod__(self, o): return self._same(int.__mod__(self, o))
+    def __rmod__(self, o): return self._same(int.__rmod__(self, o))
+    def __neg__(self): return TokenCount(-int(self))
+
+
+def _has_tokens(v):
+    if isinstance(v, TokenCount):
+        return True
+    return isinstance(v, (tuple, list)) and any(_has_tokens(x) for x in v)
+
+
 class Probe(rc.Evaluator):
     """Runs a function of the file on T tensors and Python values.
     `attribute(obj, name, node)` reads an attribute of an Obj (the caller's
@@ -588,9 +616,14 @@ class Probe(rc.Evaluator):
     def truth(self, v, node):
         if isinstance(v, (T, Unknown, Obj)) or isinstance(v, rc._Opaque):
             raise Stop("a condition on %s" % _describe(v), node)
+        if _has_tokens(v):
+            raise Stop("a condition on the token count", node)
         return bool(v)
 
     def compare(self, op, a, b, node):
+        if not isinstance(op, (ast.Is, ast.IsNot)) and (_has_tokens(a) or _has_tokens(b)):
+            raise Stop("a comparison of the token count (checked at two token counts, "
+                       "the import holds for all)", node)
         if isinstance(op, ast.Is):
             return a is b
         if isinstance(op, ast.IsNot):
@@ -757,6 +790,8 @@ class Probe(rc.Evaluator):
                 raise Stop("%s() of %s" % (fn, _describe(args[0] if args else None)), node)
             return f(args[0])
         if name in ("builtins.min", "builtins.max", "builtins.len"):
+            if name != "builtins.len" and _has_tokens(list(args)):
+                raise Stop("%s() of the token count" % fn, node)
             if name == "builtins.len" and len(args) == 1 and isinstance(args[0], T):
                 if args[0].ndim == 0:
                     raise Stop("len() of a 0-d tensor (PyTorch fails)", node)
@@ -1120,7 +1155,7 @@ class Binder:
     as Objs; `tokens` the token count."""
 
     def __init__(self, rng, tokens, window):
-        self.rng, self.tokens, self.window = rng, tokens, window
+        self.rng, self.tokens, self.window = rng, TokenCount(tokens), window
         self.tensors = {}
 
     def sizes(self, t):

@@ -261,11 +261,12 @@ class Module:
     def bind(self, scope, name, value, line):
         ns = scope[0]
         if ns is self.env:
-            if name in self.registries and not isinstance(value, V.FunctionRef) and \
-                    not (name == "ACT2FN" and isinstance(value, ModuleExpr)):
-                # Known by name, whatever the file puts in them (but a dict
-                # of activations the file writes itself, ACT2FN = {"silu":
-                # nn.SiLU()}, is read as written: its entries decide).
+            if name in self.registries and not isinstance(value, (V.FunctionRef, Unknown)) and \
+                    not (name == "ACT2FN" and not isinstance(value, V.Dotted)):
+                # Known by name, whatever the file puts in them; but an
+                # ACT2FN the file binds itself (ACT2FN = {"silu": nn.SiLU()})
+                # is its value as evaluated: a display read as written, what
+                # the evaluator cannot follow unknown (an error where read).
                 old = ns.get(name)
                 value = value if isinstance(value, V.Dotted) else \
                     old if isinstance(old, V.Dotted) else V.Dotted(name)
@@ -643,6 +644,10 @@ class Module:
             self.class_changed(v.node, unknown.line)
         elif isinstance(v, V.FunctionRef) and any(a.startswith("__") for a in attrs):
             self.bind(scope, name, unknown, unknown.line)  # f.__defaults__ = ...
+        elif isinstance(v, V.Dotted) and name in self.registries:
+            # An imported registry changed in place (ACT2FN["gelu"] = ...):
+            # no longer the table known by name.
+            self.bind(scope, name, unknown, unknown.line)
         else:
             for m in _mutables(v):
                 self.poison_object(m, unknown)

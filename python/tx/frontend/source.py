@@ -193,7 +193,8 @@ class Source:
 
     def global_value(self, name, node):
         if name in self.REGISTRIES and name not in self.functions and \
-                not isinstance(self.module.env.get(name), ModuleExpr):
+                isinstance(self.module.env.get(name, V.Dotted(name)), V.Dotted):
+            # (Imported and not changed in place: transformers' table.)
             return V.Dotted(self.aliases.get(name, name))
         if name in self.module.env:
             value = self.module.env[name]

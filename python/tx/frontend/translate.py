@@ -36,6 +36,12 @@ _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
 BODY_CHECKS = {table.eager_attention: body_check.eager_attention,
                table.repeat_kv: body_check.repeat_kv}
 
+# Values that stand for a tensor at import: `.shape` reads their sizes,
+# `.dtype`/`.device` are names, another attribute read is tensor_attribute's
+# and a method call is a BoundMethod.
+TENSOR_LIKE = (V.Tensor, V.AttentionChain, V.RepeatedKV, V.NormChain, V.CausalMask,
+               V.LinearWeight, V.Positions, V.SinusoidTable, V.SinusoidRows, V.BoolMask)
+
 
 class _Return(Exception):
     def __init__(self, value, node=None):
@@ -550,38 +556,11 @@ class Translator(Ops):
             return getattr(base, name)
         if isinstance(base, V.Norm) and name in ("eps", "variance_epsilon"):
             return base.eps
-        if isinstance(base, V.Tensor):
+        if isinstance(base, V.LinearWeight) and name == "T":
+            return V.LinearWeight(base.layer, not base.transposed)
+        if isinstance(base, TENSOR_LIKE):
             if name == "shape":
-                return base.sizes()
-            if name in ("dtype", "device"):
-                return "tensor.%s" % name
-            if not called:
-                return self.tensor_attribute(base, name, e)
-            return V.BoundMethod(base, name)
-        if isinstance(base, (V.AttentionChain, V.RepeatedKV, V.NormChain)):
-            if name == "shape":
-                return base.sizes() if isinstance(base, (V.AttentionChain, V.NormChain)) \
-                    else self.repeated_sizes(base)
-            if name in ("dtype", "device"):
-                return "tensor.%s" % name
-            if not called:
-                return self.tensor_attribute(base, name, e)
-            return V.BoundMethod(base, name)
-        if isinstance(base, V.CausalMask):
-            # HF's size checks (`attention_mask.size() != (bsz, 1, q_len,
-            # kv_seq_len)`) and dtype reads: a [1, 1, tokens, tokens] mask.
-            if name == "shape":
-                return V.CausalMask.SIZES
-            if name in ("dtype", "device"):
-                return "tensor.%s" % name
-            if not called:
-                return self.tensor_attribute(base, name, e)
-            return V.BoundMethod(base, name)
-        if isinstance(base, V.LinearWeight):
-            if name == "T":
-                return V.LinearWeight(base.layer, not base.transposed)
-            if name == "shape":
-                return base.sizes()
+                return self.tensor_sizes(base)
             if name in ("dtype", "device"):
                 return "tensor.%s" % name
             if not called:
@@ -594,14 +573,6 @@ class Translator(Ops):
             return V.BoundMethod(base, name)
         if isinstance(base, V.FInfo) and name in ("min", "max", "eps", "tiny"):
             return getattr(base, name)
-        if isinstance(base, (V.Positions, V.SinusoidTable, V.SinusoidRows, V.BoolMask)):
-            if name == "shape":
-                return base.sizes()
-            if name in ("dtype", "device"):
-                return "tensor.%s" % name
-            if not called:
-                return self.tensor_attribute(base, name, e)
-            return V.BoundMethod(base, name)
         if isinstance(base, V.Param):
             if name == "shape":
                 return base.shape
@@ -621,14 +592,23 @@ class Translator(Ops):
             return V.BoundMethod(base, name)
         raise FrontendError("unsupported attribute '%s' of %s" % (name, self.describe(base)), e)
 
+    def tensor_sizes(self, t):
+        """The sizes of a tensor-like value (TENSOR_LIKE), as `.shape` reads
+        them."""
+        if isinstance(t, V.CausalMask):
+            # HF's size checks (`attention_mask.size() != (bsz, 1, q_len,
+            # kv_seq_len)`): a [1, 1, tokens, tokens] mask.
+            return V.CausalMask.SIZES
+        if isinstance(t, V.RepeatedKV):
+            return self.repeated_sizes(t)
+        return t.sizes()
+
     def tensor_attribute(self, t, name, node):
         """`t.name` read, not called, of a tensor (or a mask, a chain): what
         PyTorch's attribute is at inference, or an error; never a method
         object (which is always true and equal to nothing)."""
-        sizes = V.CausalMask.SIZES if isinstance(t, V.CausalMask) else \
-            t.sizes() if hasattr(t, "sizes") else None
-        if name == "ndim" and sizes is not None:
-            return len(sizes)
+        if name == "ndim":
+            return len(self.tensor_sizes(t))
         if name == "requires_grad":
             return False  # inference: no autograd
         if name in ("is_cuda", "is_cpu", "is_meta", "is_mps", "is_xla"):

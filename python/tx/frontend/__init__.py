@@ -219,15 +219,25 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
         if kind == "positions":
             return V.Positions()
         if kind == "alibi":
-            if table.config_value(config.data, "alibi", False):
+            if table.config_has_alibi(config.data):
                 raise FrontendError("forward argument '%s': the config has alibi set; an "
                                     "ALiBi bias is not supported (tx.attention has none)"
                                     % p.arg, p)
+            if table.config_value(config.data, "alibi", None) is not False:
+                raise FrontendError("forward argument '%s': the config does not say "
+                                    "`alibi: false`, so the model may pass an ALiBi bias "
+                                    "(Bloom's always does): not supported (tx.attention "
+                                    "has none)" % p.arg, p)
             return None  # what HF's model passes without ALiBi
         if kind == "container":
             return V.Container(tr.new_arg(p.arg, "!tx.container"), p.arg)
         if p.arg in table.FORWARD_ARG_VALUES:
             return table.FORWARD_ARG_VALUES[p.arg]
+        if table.position_bias_like(p.arg):
+            raise FrontendError("forward argument '%s' looks like a position bias (by its "
+                                "name), which the model passes and its default would leave "
+                                "out; tx.attention adds no bias to its scores: not supported "
+                                "(table.register_forward_arg names a known kind)" % p.arg, p)
         if table.rotary_like(p.arg):
             raise FrontendError("forward argument '%s' looks like rotary tables (by its "
                                 "name), which the frontend gives only as "

@@ -245,6 +245,35 @@ def _effects(node):
     return names, imports, changed, calls
 
 
+def c3_mro(cls, bases_of):
+    """Python's method resolution order (C3) of class `cls` over the classes
+    of the file: [cls, ...]; `bases_of(c)` lists c's bases that are classes
+    of the file (the others, nn.Module and imports, end the chain). None
+    where Python would refuse the class (an inconsistent order, a cycle)."""
+    def linear(c, active):
+        if c in active:
+            return None
+        bases = bases_of(c)
+        seqs = []
+        for b in bases:
+            m = linear(b, active | {c})
+            if m is None:
+                return None
+            seqs.append(list(m))
+        seqs.append(list(bases))
+        result = [c]
+        seqs = [q for q in seqs if q]
+        while seqs:
+            head = next((q[0] for q in seqs if not any(q[0] in t[1:] for t in seqs)), None)
+            if head is None:
+                return None
+            result.append(head)
+            seqs = [[x for x in q if x is not head] for q in seqs]
+            seqs = [q for q in seqs if q]
+        return result
+    return linear(cls, frozenset())
+
+
 class Module:
     """The module's names at import end (env), each class's namespace
     (class_ns; class_unknown: a class any attribute of which may have been
@@ -305,16 +334,20 @@ class Module:
     def class_attr(self, cls, name):
         """What `cls.name` reads, through the bases of the file; None if
         not there."""
-        seen = set()
-        while cls is not None and cls not in seen:
-            seen.add(cls)
-            if cls in self.class_unknown:
-                return self.class_unknown[cls]
-            ns = self.class_ns.get(cls, {})
+        for c in self.mro(cls):
+            if c in self.class_unknown:
+                return self.class_unknown[c]
+            ns = self.class_ns.get(c, {})
             if name in ns:
                 return ns[name]
-            cls = next((b for b in self.class_bases.get(cls, ()) if b is not None), None)
         return None
+
+    def mro(self, cls):
+        """The classes of the file `cls.name` looks in, in Python's order (C3
+        over the bases the class statement named); [cls] when Python would
+        refuse the class."""
+        return c3_mro(cls, lambda c: [b for b in self.class_bases.get(c, ()) if b is not None]) \
+            or [cls]
 
     def changed(self, obj, line):
         """A container changed in place: what reads a name holding it where

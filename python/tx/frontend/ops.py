@@ -18,6 +18,8 @@ class Ops:
         self.em = emitter
         self.hint = None
         self.dtype = "f32"
+        # Buffers holding a copy cast to a wider dtype than the model's.
+        self.widened = {}  # buffer value -> its PyTorch dtype
         self.untyped = []  # container reads whose types a later op must give
 
     # -- blocks ----------------------------------------------------------------
@@ -442,6 +444,64 @@ class Ops:
             expect = None if size is None else expect * size
         return True
 
+    # Float dtypes by precision (a cast down the list rounds).
+    _PRECISION = {"f64": 3, "f32": 2, "bf16": 1, "f16": 1}
+    _TORCH_DTYPES = {"float32": "f32", "float": "f32", "bfloat16": "bf16", "float16": "f16",
+                     "half": "f16", "float64": "f64", "double": "f64"}
+
+    def cast_target(self, name, args, kwargs, node):
+        """The dtype a cast method gives (`.float()`, `.to(torch.bfloat16)`,
+        `.to(x.dtype)`, `.type_as(y)`, ...): tx's name of it, or None for a
+        `.to` that changes no dtype (a device)."""
+        fixed = {"float": "f32", "half": "f16", "bfloat16": "bf16", "double": "f64"}
+        if name in fixed:
+            return fixed[name]
+        if name == "type_as":
+            return self.dtype  # another tensor of the import: the model's dtype
+        spec = list(args) + [kwargs[k] for k in ("dtype", "device") if k in kwargs]
+        for k in kwargs:
+            if k not in ("dtype", "device", "copy", "non_blocking", "memory_format"):
+                raise FrontendError(".%s() with keyword argument '%s' is not supported"
+                                    % (name, k), node)
+        target = None
+        for a in spec:
+            if a == "tensor.dtype" or isinstance(a, V.Tensor):
+                target = self.dtype
+            elif isinstance(a, V.Dotted) and a.name.startswith("torch.") and \
+                    a.name[len("torch."):] in self._TORCH_DTYPES:
+                target = self._TORCH_DTYPES[a.name[len("torch."):]]
+            elif a == "tensor.device" or isinstance(a, str) or \
+                    isinstance(a, V.Dotted) and a.name.startswith("torch.device") or \
+                    isinstance(a, bool):
+                continue  # a device (the one the model runs on), non_blocking
+            else:
+                raise FrontendError(".%s(%s): not a dtype the import knows"
+                                    % (name, self.describe(a)), node)
+        return target
+
+    def cast(self, t, name, args, kwargs, node):
+        """A cast of tensor `t`, as PyTorch's: the tensor itself when the
+        dtype does not change, else a new tensor (a copy: an in-place write
+        to one does not reach the other). The IR computes in the model's
+        dtype (--dtype), so a cast that would round (to a narrower type than
+        the model's) is an error, never a value PyTorch would not compute."""
+        target = self.cast_target(name, args, kwargs, node)
+        copy = kwargs.get("copy") is True
+        source = self.widened.get(t.value, self.dtype)
+        if target is None or target == source:
+            return self.contiguous_copy(t, node) if copy else t
+        if self._PRECISION[target] < self._PRECISION[self.dtype] or \
+                target != self.dtype and self._PRECISION[target] == self._PRECISION[self.dtype]:
+            raise FrontendError("a cast to %s in a %s import rounds each value: not supported "
+                                "(the IR computes in %s; import with --dtype %s to compute "
+                                "in it)" % (target, self.dtype, self.dtype, target), node)
+        out = self.contiguous_copy(t, node)
+        if target != self.dtype:
+            # A wider copy (.float() of a bf16 tensor): its values are the
+            # model's; a cast of it back is a copy again.
+            self.widened[out.value] = target
+        return out
+
     def contiguous_copy(self, t, node):
         """A fresh buffer (memref.alloc) holding t's elements (tx.copy)."""
         out = self.alloc(t.type.contiguous(), t, node, "contiguous")
@@ -738,11 +798,10 @@ class Ops:
                  args, kwargs, node)
             t = self.tensor(t, node)
             return t if self.is_contiguous(t) else self.contiguous_copy(t, node)
-        if name == "to" and kwargs.get("copy") is True:
-            # .to(..., copy=True): always a new tensor.
-            return self.contiguous_copy(self.tensor(t, node), node)
-        if name in ("float", "clone", "detach") or name in ("to", "type_as") \
-                or (name == "type" and args):
+        if name in ("float", "half", "bfloat16", "double", "to", "type_as") or \
+                (name == "type" and args):
+            return self.cast(self.tensor(t, node), name, args, kwargs, node)
+        if name in ("clone", "detach"):
             self.tensor(t, node)
             if name == "clone":
                 return self.unary_copy(t, node)

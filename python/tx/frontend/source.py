@@ -31,6 +31,7 @@ def _plain(fn):
 
 @_builtin
 def _getattr(tr, node, args, kwargs):
+    _no_kwargs("getattr", kwargs, node)
     if len(args) not in (2, 3) or not isinstance(args[1], str):
         raise FrontendError("getattr(obj, 'name'[, default]) expected", node)
     obj, name = args[0], args[1]
@@ -38,16 +39,19 @@ def _getattr(tr, node, args, kwargs):
     if isinstance(obj, V.Config):
         return tr.config_get(obj, name, node, default)
     if isinstance(obj, V.Instance):
-        if name in obj.attrs:
-            return obj.attrs[name]
-        if default is not V.Unavailable:
-            return default
-        raise FrontendError("module '%s' has no attribute '%s'" % (obj.cls.name, name), node)
+        # As obj.name reads it (class attributes, methods and properties
+        # too), the default only where Python finds nothing.
+        if default is V.Unavailable:
+            return tr.instance_attribute(obj, name, node)
+        return tr.instance_attribute(obj, name, node, default)
     raise FrontendError("getattr of %s is not supported" % tr.describe(obj), node)
 
 
 @_builtin
 def _hasattr(tr, node, args, kwargs):
+    _no_kwargs("hasattr", kwargs, node)
+    if len(args) != 2 or not isinstance(args[1], str):
+        raise FrontendError("hasattr(obj, 'name') expected", node)
     obj, name = args
     if isinstance(obj, V.Config):
         # As the config object has it: derived keys (Cohere 2's layer_types
@@ -63,21 +67,43 @@ def _hasattr(tr, node, args, kwargs):
 
 @_builtin
 def _len(tr, node, args, kwargs):
+    _no_kwargs("len", kwargs, node)
+    if len(args) != 1:
+        raise FrontendError("len(obj) expected", node)
     (obj,) = args
     if isinstance(obj, V.ModuleList):
         return len(obj.items)
     return _plain(len)(tr, node, args, kwargs)
 
 
+def _no_kwargs(name, kwargs, node, allowed=()):
+    """A keyword argument of a builtin the import does not honour is an
+    error, never dropped (enumerate(x, start=1) counted from 0 once)."""
+    for k in kwargs:
+        if k not in allowed:
+            raise FrontendError("%s() with keyword argument '%s' is not supported"
+                                % (name, k), node)
+
+
 @_builtin
 def _enumerate(tr, node, args, kwargs):
+    _no_kwargs("enumerate", kwargs, node, ("start",))
+    if not 1 <= len(args) + len(kwargs) <= 2 or len(args) < 1:
+        raise FrontendError("enumerate(iterable, start=0) expected", node)
     items = tr.unpack_all(args[0], node)
-    return list(enumerate(items, *args[1:]))
+    start = args[1] if len(args) == 2 else kwargs.get("start", 0)
+    if not isinstance(start, int) or isinstance(start, bool):
+        raise FrontendError("enumerate(): start must be an int", node)
+    return list(enumerate(items, start))
 
 
 @_builtin
 def _zip(tr, node, args, kwargs):
-    return list(zip(*(tr.unpack_all(a, node) for a in args)))
+    _no_kwargs("zip", kwargs, node, ("strict",))
+    lists = [tr.unpack_all(a, node) for a in args]
+    if kwargs.get("strict") and len({len(x) for x in lists}) > 1:
+        raise FrontendError("zip(strict=True): the arguments have different lengths", node)
+    return list(zip(*lists))
 
 
 # isinstance(x, T) for the T a modeling file tests.
@@ -111,14 +137,7 @@ def _is_instance(tr, obj, t, node):
     if isinstance(t, V.ClassRef):
         if not isinstance(obj, V.Instance):
             return False
-        cls, seen = obj.cls, set()
-        while cls is not None and cls.name not in seen:
-            if cls.name == t.name:
-                return True
-            seen.add(cls.name)
-            cls = next((tr.src.classes[b.id] for b in cls.bases
-                        if isinstance(b, ast.Name) and b.id in tr.src.classes), None)
-        return False
+        return any(c.name == t.name for c in tr.src.mro(obj.cls))
     if isinstance(t, V.Dotted) and not t.name.startswith("torch.") and \
             not isinstance(obj, V.Instance):
         return False  # None (no cache), a tensor, a number: not a Cache
@@ -148,6 +167,47 @@ PY_TYPES = {BUILTINS[n]: t for n, t in (("int", int), ("float", float), ("bool",
 LOGGING_CALLS = ("warnings.warn",)
 
 
+def _mangle(name, cls_name):
+    """Python's private-name mangling: __x inside class C is _C__x."""
+    stripped = cls_name.lstrip("_")
+    if not stripped or not name.startswith("__") or name.endswith("__") or "." in name:
+        return name
+    return "_%s%s" % (stripped, name)
+
+
+class _Mangler(ast.NodeVisitor):
+    """Rewrites the identifiers of each class body (its methods too) as
+    Python's compiler does: `self.__k` in class Base is `self._Base__k`, so
+    a subclass's `self.__k` is another attribute and `self.__helper()` is
+    the defining class's."""
+
+    def __init__(self):
+        self.cls = None
+
+    def visit_ClassDef(self, node):
+        if self.cls is not None:
+            node.name = _mangle(node.name, self.cls)
+        for d in node.decorator_list + node.bases + node.keywords:
+            self.visit(d)
+        saved, self.cls = self.cls, node.name
+        for stmt in node.body:
+            self.visit(stmt)
+        self.cls = saved
+
+    def generic_visit(self, node):
+        if self.cls is not None:
+            for field in ("id", "attr", "arg", "name"):
+                value = getattr(node, field, None)
+                if isinstance(value, str) and not isinstance(node, ast.alias):
+                    setattr(node, field, _mangle(value, self.cls))
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                node.names = [_mangle(n, self.cls) for n in node.names]
+            if isinstance(node, ast.alias):
+                if node.asname is not None:
+                    node.asname = _mangle(node.asname, self.cls)
+        super().generic_visit(node)
+
+
 class Source:
     def __init__(self, text, path):
         self.path = path
@@ -156,6 +216,7 @@ class Source:
         except SyntaxError as err:
             raise FrontendError("cannot parse: %s" % err.msg, path=path, line=err.lineno,
                                 col=err.offset) from None
+        _Mangler().visit(self.tree)
         # The module-level statements run in order, as Python runs them at
         # import (module_eval.py): each name as the import leaves it.
         stem = os.path.splitext(os.path.basename(path or ""))[0] or "module"
@@ -265,27 +326,85 @@ class Source:
 
     def method_owner(self, cls, name):
         """(the class of the file defining method `name` for `cls`, that
-        method): `cls` itself or its first base of the file that has it
-        (following first bases of the file), or (None, None). A class's
-        name is what its body (and the module after it: Cls.forward = f)
-        bound last."""
-        seen = set()
-        while cls is not None and cls.name not in seen:
-            seen.add(cls.name)
-            ns = self.module.class_ns.get(cls, {})
+        method): the first class of `cls`'s method resolution order (Python's
+        C3, over the classes of the file) whose namespace has the name, or
+        (None, None). A class's name is what its body (and the module after
+        it: Cls.forward = f) bound last."""
+        for c in self.mro(cls):
+            ns = self.module.class_ns.get(c, {})
             if name in ns:
                 value = ns[name]
                 if isinstance(value, Unknown):
-                    raise FrontendError(value.message("'%s' of class %s" % (name, cls.name)),
+                    raise FrontendError(value.message("'%s' of class %s" % (name, c.name)),
                                         path=self.path, line=value.line)
-                return (cls, value.node) if isinstance(value, V.FunctionRef) else (None, None)
-            # A base class of the file (class B(A)): look there.
-            base = None
-            for b in cls.bases:
-                if isinstance(b, ast.Name) and b.id in self.classes:
-                    base = self.classes[b.id]
-                    break
-            cls = base
+                return (c, value.node) if isinstance(value, V.FunctionRef) else (None, None)
+        return None, None
+
+    class Property:
+        def __init__(self, getter, setter, cached):
+            self.getter, self.setter, self.cached = getter, setter, cached
+
+    def property_defs(self, cls, name, node):
+        """The property `name` of `cls` (a Property: its getter's and
+        setter's defs, and whether it is a functools.cached_property), when
+        the def the name resolves to is one (@property, @cached_property,
+        @name.setter/.getter/.deleter); None otherwise."""
+        owner, fn = self.method_owner(cls, name)
+        if fn is None:
+            return None
+        chain = ("%s.setter" % name, "%s.getter" % name, "%s.deleter" % name)
+        kinds = [self.dotted(d) for d in fn.decorator_list]
+        if not any(k in ("property", "functools.cached_property", "cached_property") + chain
+                   for k in kinds):
+            return None
+        getter = setter = None
+        cached = False
+        # The class body's defs of that name, in order, as Python builds the
+        # property object (each @name.setter copies the one before).
+        for stmt in owner.body:
+            if not isinstance(stmt, ast.FunctionDef) or stmt.name != name:
+                continue
+            ks = [self.dotted(d) for d in stmt.decorator_list]
+            if "property" in ks:
+                getter, setter, cached = stmt, None, False
+            elif "functools.cached_property" in ks or "cached_property" in ks:
+                getter, setter, cached = stmt, None, True
+            elif chain[0] in ks:
+                setter = stmt
+            elif chain[1] in ks:
+                getter = stmt
+            elif chain[2] in ks:
+                pass
+            else:
+                getter = setter = None  # a plain def rebinds the name
+            if stmt is fn:
+                break
+        if getter is None and setter is None:
+            raise FrontendError("'%s' of class %s: a property the import cannot follow"
+                                % (name, owner.name), node)
+        return Source.Property(getter, setter, cached)
+
+    def mro(self, cls):
+        """`cls` and the classes of the file it derives from, in Python's
+        method resolution order."""
+        if cls not in self.module.class_bases:
+            return [cls]
+        return self.module.mro(cls)
+
+    def next_in_mro(self, inst_cls, after, name):
+        """What super() in class `after` finds for `name` on an instance of
+        `inst_cls`: (the class after `after` in inst_cls's MRO that defines
+        `name`, its def) or (None, None)."""
+        order = self.mro(inst_cls)
+        if after not in order:
+            order = self.mro(after)
+        for c in order[order.index(after) + 1:]:
+            value = self.module.class_ns.get(c, {}).get(name)
+            if value is not None:
+                if isinstance(value, Unknown):
+                    raise FrontendError(value.message("'%s' of class %s" % (name, c.name)),
+                                        path=self.path, line=value.line)
+                return (c, value.node) if isinstance(value, V.FunctionRef) else (None, None)
         return None, None
 
     def class_constant(self, cls, name, node=None):

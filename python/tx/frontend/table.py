@@ -1031,6 +1031,22 @@ for _name in TRACING_QUERIES:
     FUNCTIONS[_name] = _not_tracing(_name)
 
 
+# Imported names whose truth value the import knows (tested as `if NAME:`):
+# transformers' torch-version flags are true (the model as a recent
+# PyTorch runs it). Matched on the name's last component, as a prefix;
+# any other imported name tested for truth is an error (its value is not
+# known at import).
+TRUE_FLAG_PREFIXES = ("is_torch_greater_or_equal_than_", "is_torch_greater_than_")
+
+
+def imported_flag(dotted):
+    """True/False for an imported flag the table knows, else None."""
+    last = dotted.rsplit(".", 1)[-1]
+    if any(last.startswith(p) for p in TRUE_FLAG_PREFIXES):
+        return True
+    return None
+
+
 def register_function(name, handler):
     """Maps function `name` to `handler(tr, node, args, kwargs)`."""
     FUNCTIONS[name] = handler
@@ -1075,8 +1091,9 @@ FORWARD_ARGS = {
 }
 
 # "alibi": the ALiBi bias Falcon's and Bloom's models pass their layers:
-# None when the config's `alibi` is false (Falcon 7B/40B, rotary instead),
-# else an error (tx.attention has no ALiBi bias).
+# None when the config says `alibi: false` (Falcon 7B/40B, rotary
+# instead), else an error (tx.attention has no ALiBi bias; Bloom's config
+# has no such key: its model always passes the bias).
 FORWARD_ARG_KINDS = ("activation", "rope", "cos", "sin", "mask", "positions", "container",
                      "alibi")
 
@@ -1102,6 +1119,30 @@ ROTARY_LIKE_ARGS = ("rotary", "rope", "pos_emb", "freqs", "sincos", "sinusoid")
 def rotary_like(name):
     lowered = name.lower()
     return name not in FORWARD_ARGS and any(p in lowered for p in ROTARY_LIKE_ARGS)
+
+
+# Likewise a parameter whose name says it carries a position bias added to
+# the attention scores (JAIS's and MPT's `position_bias`, T5's, relative
+# position biases): HF's model passes the bias, and its default None would
+# import the layer without it. tx.attention has no score bias: an error.
+POSITION_BIAS_ARGS = ("alibi", "position_bias", "pos_bias", "rel_pos", "relative_position",
+                      "attn_bias", "attention_bias", "score_bias")
+
+
+def position_bias_like(name):
+    lowered = name.lower()
+    return name not in FORWARD_ARGS and any(p in lowered for p in POSITION_BIAS_ARGS)
+
+
+# Config keys that switch ALiBi on (Falcon's `alibi`, JAIS's and Bloom-like
+# `position_embedding_type: "alibi"`, MPT's attn_config.alibi).
+def config_has_alibi(data):
+    if config_value(data, "alibi", False) is True:
+        return True
+    if data.get("position_embedding_type") == "alibi":
+        return True
+    attn = data.get("attn_config")
+    return isinstance(attn, dict) and attn.get("alibi") is True
 
 
 def register_forward_arg(name, kind):

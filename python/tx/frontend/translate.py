@@ -24,6 +24,9 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Mod: operator.mod, ast.Pow: operator.pow, ast.BitXor: operator.xor,
            ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
            ast.LShift: operator.lshift, ast.RShift: operator.rshift}
+# In-place operators of Python's mutable containers (list +=, *=; dict |=;
+# set |=, &=, -=, ^=): the object itself changes.
+_INPLACE_SEQUENCE_OPS = (ast.Add, ast.Mult, ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)
 _TENSOR_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
@@ -166,14 +169,10 @@ class Translator(Ops):
         derives from (directly, or through classes of the file without an
         __init__ of their own, whose super().__init__ would not reach it
         here), or None."""
-        seen = set()
-        while cls is not None and cls.name not in seen:
-            seen.add(cls.name)
-            for b in cls.bases:
+        for c in self.src.mro(cls):
+            for b in c.bases:
                 if self.src.dotted(b) in table.SUBCLASSES:
                     return self.src.dotted(b)
-            cls = next((self.src.classes[b.id] for b in cls.bases
-                        if isinstance(b, ast.Name) and b.id in self.src.classes), None)
         return None
 
     def init_table_base(self, inst, call, env):
@@ -210,26 +209,29 @@ class Translator(Ops):
         return self.init_owner
 
     def run_base_init(self, inst, cls, call, env):
-        """super().__init__(...) in the __init__ of `cls`: runs the __init__ of
-        its first base class of the file that has one (PyTorch runs it: what
-        it sets is what forward reads), and True; False when no base of the
-        file has an __init__ (nn.Module's, or a torch module's of
-        table.SUBCLASSES: the caller's)."""
+        """super().__init__(...) in the __init__ of `cls`: runs the __init__
+        of the next class after `cls` in the instance's method resolution
+        order that defines one (PyTorch runs it: what it sets is what forward
+        reads; with several bases of the file that is not always a base of
+        `cls`), and True; False when none does (nn.Module's, or a torch
+        module's of table.SUBCLASSES: the caller's)."""
         if cls is None:
             return False
-        for b in cls.bases:
-            if isinstance(b, ast.Name) and b.id in self.src.classes:
-                owner, fn = self.src.method_owner(self.src.classes[b.id], "__init__")
-                if fn is not None:
-                    args, kwargs = self.call_arguments(call, env)
-                    self.run_init_of(inst, owner, args, kwargs, call)
-                    return True
-        return False
+        owner, fn = self.src.next_in_mro(inst.cls, cls, "__init__")
+        if fn is None:
+            return False
+        args, kwargs = self.call_arguments(call, env)
+        self.run_init_def(inst, owner, fn, args, kwargs, call)
+        return True
 
     def run_init_of(self, inst, owner, args, kwargs, node):
-        """Runs the __init__ of class `owner` (a class of the file) on `inst`."""
+        """Runs the __init__ class `owner` (a class of the file) resolves
+        (Base.__init__(self, ...)) on `inst`."""
         fn = self.src.method(owner, "__init__", node)
         owner, _ = self.src.method_owner(owner, "__init__")
+        self.run_init_def(inst, owner, fn, args, kwargs, node)
+
+    def run_init_def(self, inst, owner, fn, args, kwargs, node):
         saved, self.init_owner = self.init_owner, owner
         try:
             self.inline(fn, inst, args, kwargs, node)
@@ -273,6 +275,15 @@ class Translator(Ops):
             obj = self.eval(target.value, env)
             if not isinstance(obj, V.Instance):
                 raise FrontendError("can only assign attributes of modules", target)
+            prop = self.src.property_defs(obj.cls, target.attr, target)
+            if prop is not None and not prop.cached:
+                # self.s = v of a property runs its setter (Python's
+                # AttributeError without one).
+                if prop.setter is None:
+                    raise FrontendError("property '%s' of %s has no setter: Python cannot "
+                                        "assign it" % (target.attr, obj.cls.name), target)
+                self.inline(prop.setter, obj, [value], {}, target)
+                return
             if self.in_init:
                 value = self.declare(obj, target.attr, value, stmt, env)
             elif isinstance(value, V.Tensor) or _is_layer(obj.attrs.get(target.attr)):
@@ -329,6 +340,18 @@ class Translator(Ops):
                 raise FrontendError("unsupported in-place operator on a tensor", s)
             # `x += y` writes x's buffer, as in PyTorch.
             self.binary_into(_TENSOR_BINOPS[op], current, value, current, s)
+            return
+        if isinstance(current, (list, dict, set)) and op in _INPLACE_SEQUENCE_OPS:
+            # Python's list/dict/set in-place operators change the object
+            # (a second name bound to it sees the change): l += [...]
+            # extends it, it is not rebound to a new list.
+            result = self.binop(op, current, list(value) if isinstance(current, list) and
+                                isinstance(value, tuple) and op is ast.Add else value, s)
+            if isinstance(current, list):
+                current[:] = result
+            else:
+                current.clear()
+                current.update(result)
             return
         self.assign(s.target, self.binop(op, current, value, s), env, s)
 
@@ -405,17 +428,42 @@ class Translator(Ops):
     # == expressions ==========================================================
     def test(self, e, env):
         """A condition: a Python bool, or a Guard for module-attribute tests."""
-        value = self.eval(e, env)
+        return self.truth(self.eval(e, env), e)
+
+    def truth(self, value, node):
+        """Python's bool(value) where the import knows it (a Guard for a
+        test of a module attribute that is a layer or None); a located error
+        for what it does not know, never a guess: every object Python would
+        ask __bool__/__len__ of, whose answer is not known here."""
         if isinstance(value, V.Guard):
             return value
         if _is_layer(value):
-            return self.guard(value, "truthy", e)
-        if isinstance(value, V.Tensor):
+            return self.guard(value, "truthy", node)
+        if isinstance(value, V.Unavailable):
+            raise FrontendError(value.why, node)
+        if value is V.TOKENS:
+            self._python(value, node)  # an error: not known at import
+        if value is None or isinstance(value, (bool, int, float, str, bytes, tuple, list,
+                                               dict, set, frozenset, range, slice)):
+            return bool(value)
+        if isinstance(value, V.ModuleList):
+            return bool(value.items)  # nn.ModuleList's __len__
+        if isinstance(value, V.Instance):
+            for name in ("__bool__", "__len__"):
+                if self.src.method(value.cls, name, node, required=False) is not None:
+                    raise FrontendError("the truth value of module '%s' is its %s(): not "
+                                        "supported" % (value.cls.name, name), node)
+            return True  # an nn.Module is true
+        if isinstance(value, (V.Norm, V.Activation, V.SoftmaxModule, V.Identity, V.Config,
+                              V.FunctionRef, V.ClassRef, V.BoundMethod, V.FInfo)):
+            return True  # modules, functions, classes, the config: objects
+        if isinstance(value, V.Dotted) and table.imported_flag(value.name) is not None:
+            return table.imported_flag(value.name)
+        if isinstance(value, TENSOR_LIKE) or isinstance(value, (V.Param, V.InitTensor)):
             raise FrontendError("the truth value of a tensor depends on its data: not "
-                                "supported", e)
-        if isinstance(value, (V.Unavailable,)):
-            raise FrontendError(value.why, e)
-        return bool(value)
+                                "supported", node)
+        raise FrontendError("the truth value of %s is not known at import"
+                            % self.describe(value), node)
 
     def eval(self, e, env, hint=None):
         method = getattr(self, "eval_" + type(e).__name__, None)
@@ -483,25 +531,73 @@ class Translator(Ops):
         return out
 
     def eval_JoinedStr(self, e, env):
+        """An f-string of Python values, as Python formats it: the
+        conversion (!s, !r, !a), then format() with the (itself formatted)
+        spec."""
         parts = []
         for v in e.values:
-            parts.append(str(self.eval(v.value, env)) if isinstance(v, ast.FormattedValue)
-                         else v.value)
+            if not isinstance(v, ast.FormattedValue):
+                parts.append(v.value)
+                continue
+            value = self.eval(v.value, env)
+            if not self._python(value, v.value) or isinstance(value, V.Unavailable) or \
+                    type(value).__module__ != "builtins" and value is not None:
+                raise FrontendError("an f-string of %s is not supported" % self.describe(value),
+                                    v.value)
+            conversion = {-1: None, ord("s"): str, ord("r"): repr, ord("a"): ascii}
+            if v.conversion not in conversion:
+                raise FrontendError("unsupported f-string conversion", v)
+            if conversion[v.conversion] is not None:
+                value = conversion[v.conversion](value)
+            spec = self.eval(v.format_spec, env) if v.format_spec is not None else ""
+            try:
+                parts.append(format(value, spec))
+            except (ValueError, TypeError) as err:
+                raise FrontendError("f-string: %s" % err, v) from None
         return "".join(parts)
 
     def eval_ListComp(self, e, env):
-        return list(self.comprehension(e, env))
+        return [value for value in self.comprehension(e, env, lambda local: self.eval(e.elt,
+                                                                                  local))]
 
     eval_GeneratorExp = eval_ListComp
 
-    def comprehension(self, e, env):
-        if len(e.generators) != 1 or e.generators[0].ifs or e.generators[0].is_async:
-            raise FrontendError("only simple comprehensions are supported", e)
-        gen = e.generators[0]
-        local = dict(env)
-        for item in self.unpack_all(self.eval(gen.iter, env), gen.iter):
-            self.assign(gen.target, item, local, e)
-            yield self.eval(e.elt, local)
+    def eval_SetComp(self, e, env):
+        return set(self.comprehension(e, env, lambda local: self.eval(e.elt, local)))
+
+    def eval_DictComp(self, e, env):
+        return dict(self.comprehension(
+            e, env, lambda local: (self.eval(e.key, local), self.eval(e.value, local))))
+
+    def comprehension(self, e, env, element):
+        """The elements of a comprehension, as Python computes them: its
+        generators nested left to right, each `if` tested in turn, its
+        names local to it (the first iterable is evaluated outside)."""
+        if any(g.is_async for g in e.generators):
+            raise FrontendError("async comprehensions are not supported", e)
+
+        def run(i, local):
+            if i == len(e.generators):
+                yield element(local)
+                return
+            gen = e.generators[i]
+            for item in self.unpack_all(self.eval(gen.iter, env if i == 0 else local),
+                                        gen.iter):
+                inner = dict(local)
+                self.assign(gen.target, item, inner, e)
+                if all(self.python_test(c, inner) for c in gen.ifs):
+                    yield from run(i + 1, inner)
+
+        yield from run(0, dict(env))
+
+    def python_test(self, e, env):
+        """A condition that must be a Python truth value (a comprehension's
+        `if`): a module-attribute guard there is not supported."""
+        value = self.test(e, env)
+        if isinstance(value, V.Guard):
+            raise FrontendError("a test of a module attribute in a comprehension is not "
+                                "supported", e)
+        return value
 
     raw_params = False
 
@@ -525,33 +621,19 @@ class Translator(Ops):
         if isinstance(base, V.Config):
             return self.config_get(base, name, e)
         if isinstance(base, V.Instance):
-            if name in self.flags and not self.in_init:
-                return self.flag_arg(base, name, e)
-            if name not in base.attrs:
-                fn = self.src.method(base.cls, name, e, required=False)
-                if fn is not None and any(self.src.dotted(d) in ("property",
-                                                                 "functools.cached_property")
-                                          for d in fn.decorator_list):
-                    return self.inline(fn, base, [], {}, e)  # a @property: its value
-                if fn is not None:
-                    return V.BoundMethod(base, name)  # self.helper(...): inlined
-                if name == "register_buffer" and self.in_init:
-                    return self.register_buffer(base)
-                found, value = self.src.class_constant(base.cls, name, e)
-                if found:
-                    return value  # a class attribute (is_causal = True)
-                if base.init_error:
-                    raise FrontendError(
-                        "module '%s' has no attribute '%s': its __init__ could not be "
-                        "evaluated past %s" % (base.cls.name, name, base.init_error), e)
-                raise FrontendError("module '%s' has no attribute '%s' (set in __init__)"
-                                    % (base.cls.name, name), e)
-            value = base.attrs[name]
-            if isinstance(value, V.Unavailable) and not self.in_init:
-                raise FrontendError(value.why, e)
-            if isinstance(value, V.Param) and not self.in_init and not self.raw_params:
-                return self.get_param(value, e)
-            return value
+            return self.instance_attribute(base, name, e)
+        if isinstance(base, V.ClassRef):
+            # Cls.k, cls.k of a classmethod: a class attribute (through the
+            # MRO) or a method of the class.
+            cls = base.node
+            if self.src.method(cls, name, e, required=False) is not None:
+                if self.src.property_defs(cls, name, e) is not None:
+                    raise FrontendError("a property read from the class is not supported", e)
+                return V.BoundMethod(base, name)
+            found, value = self.src.class_constant(cls, name, e)
+            if found:
+                return value
+            raise FrontendError("class '%s' has no attribute '%s'" % (cls.name, name), e)
         if isinstance(base, V.Linear) and name in ("in_features", "out_features"):
             return getattr(base, name)
         if isinstance(base, V.Norm) and name in ("eps", "variance_epsilon"):
@@ -591,6 +673,48 @@ class Translator(Ops):
                                     "supported)" % (what, name), e)
             return V.BoundMethod(base, name)
         raise FrontendError("unsupported attribute '%s' of %s" % (name, self.describe(base)), e)
+
+    _MISSING = object()
+
+    def instance_attribute(self, base, name, e, default=_MISSING):
+        """`base.name` of a module of the file, as Python finds it: the
+        instance's attributes, then its class's (a @property's value, a
+        method, a class constant), through the method resolution order;
+        `default` (getattr's third argument) when it has none, else an
+        error."""
+        if name in self.flags and not self.in_init:
+            return self.flag_arg(base, name, e)
+        prop = self.src.property_defs(base.cls, name, e)
+        if prop is not None and (not prop.cached or name not in base.attrs):
+            # A property (a data descriptor: before the instance's
+            # attributes; a cached_property after them): its getter's value.
+            if prop.getter is None:
+                raise FrontendError("property '%s' of %s has no getter" % (name, base.cls.name),
+                                    e)
+            return self.inline(prop.getter, base, [], {}, e)
+        if name not in base.attrs:
+            fn = self.src.method(base.cls, name, e, required=False)
+            if fn is not None:
+                return V.BoundMethod(base, name)  # self.helper(...): inlined
+            if name == "register_buffer" and self.in_init:
+                return self.register_buffer(base)
+            found, value = self.src.class_constant(base.cls, name, e)
+            if found:
+                return value  # a class attribute (is_causal = True)
+            if default is not Translator._MISSING:
+                return default
+            if base.init_error:
+                raise FrontendError(
+                    "module '%s' has no attribute '%s': its __init__ could not be "
+                    "evaluated past %s" % (base.cls.name, name, base.init_error), e)
+            raise FrontendError("module '%s' has no attribute '%s' (set in __init__)"
+                                % (base.cls.name, name), e)
+        value = base.attrs[name]
+        if isinstance(value, V.Unavailable) and not self.in_init:
+            raise FrontendError(value.why, e)
+        if isinstance(value, V.Param) and not self.in_init and not self.raw_params:
+            return self.get_param(value, e)
+        return value
 
     def tensor_sizes(self, t):
         """The sizes of a tensor-like value (TENSOR_LIKE), as `.shape` reads
@@ -744,7 +868,7 @@ class Translator(Ops):
                 return self.guard(value, "falsy", e)
             if isinstance(value, V.Guard):
                 return self.guard_not(value, e)
-            return not self.test(e.operand, env)
+            return not self.truth(value, e.operand)
         value = self.eval(e.operand, env)
         self.no_chain(value, e)
         if isinstance(value, V.Tensor):
@@ -770,16 +894,8 @@ class Translator(Ops):
                     self.guard(value, "truthy", operand)
                 rest = [self.test(v, env) for v in e.values[i + 1:]]
                 return self.guard_logic("and" if is_and else "or", [first] + rest, e)
-            if self._truth(value, operand) != is_and or i == len(e.values) - 1:
+            if self.truth(value, operand) != is_and or i == len(e.values) - 1:
                 return value
-
-    def _truth(self, value, node):
-        if isinstance(value, V.Tensor):
-            raise FrontendError("the truth value of a tensor depends on its data: not "
-                                "supported", node)
-        if isinstance(value, V.Unavailable):
-            raise FrontendError(value.why, node)
-        return bool(value)
 
     def eval_Compare(self, e, env):
         left = self.eval(e.left, env)
@@ -791,7 +907,9 @@ class Translator(Ops):
                     if not self._python(v, e) or isinstance(v, V.Unavailable):
                         raise FrontendError("chained comparison of %s is not supported"
                                             % self.describe(v), e)
-                result = result and _CMPOPS[type(op)](left, right)
+                result = _CMPOPS[type(op)](left, right)
+                if not result:
+                    return result  # Python evaluates no further operand
                 left = right
             return result
         op = type(e.ops[0])
@@ -932,6 +1050,11 @@ class Translator(Ops):
         if isinstance(func, V.Instance) and func.rotary:
             return self.rotary_call(func, args, kwargs, node)
         if isinstance(func, V.Instance):
+            # nn.Module.__call__ runs forward, unless a class of the file
+            # overrides __call__.
+            call = self.src.method(func.cls, "__call__", node, required=False)
+            if call is not None:
+                return self.inline(call, func, args, kwargs, node)
             forward = self.src.method(func.cls, "forward", node)
             return self.inline(forward, func, args, kwargs, node)
         if isinstance(func, V.Linear):
@@ -958,8 +1081,17 @@ class Translator(Ops):
                 if any(isinstance(d, ast.Name) and d.id == "staticmethod"
                        for d in fn.decorator_list):
                     return self.inline(fn, None, args, kwargs, node)
-                # A classmethod's cls is the module (its class attributes).
+                if any(self.src.dotted(d) == "classmethod" for d in fn.decorator_list):
+                    # cls is the instance's class: its class attributes.
+                    return self.inline(fn, V.ClassRef(func.obj.cls), args, kwargs, node)
                 return self.inline(fn, func.obj, args, kwargs, node)
+            if isinstance(func.obj, V.ClassRef):
+                # Cls.f(...) / cls.f(...): a staticmethod, a classmethod (cls
+                # bound), or the function itself (Base.f(self, ...)).
+                fn = self.src.method(func.obj.node, func.name, node)
+                if any(self.src.dotted(d) == "classmethod" for d in fn.decorator_list):
+                    return self.inline(fn, func.obj, args, kwargs, node)
+                return self.inline(fn, None, args, kwargs, node)
             return self.method(func.obj, func.name, args, kwargs, node)
         if callable(func) and getattr(func, "_tx_builtin", False):
             return func(self, node, args, kwargs)
@@ -1135,12 +1267,16 @@ class Translator(Ops):
             raise FrontendError("%s() takes %d arguments, %d given"
                                 % (fn.name, len(params), len(args)), node)
         defaults = [None] * (len(params) - len(a.defaults)) + list(a.defaults)
+        positional_only = len(getattr(a, "posonlyargs", []))
         for i, (p, d) in enumerate(zip(params, defaults)):
+            # A keyword never binds a positional-only parameter (it goes to
+            # **kwargs, or is an error), as in Python.
+            by_keyword = i >= positional_only and p.arg in kwargs
             if i < len(args):
                 env[p.arg] = args[i]
-                if p.arg in kwargs:
+                if by_keyword:
                     raise FrontendError("%s() got '%s' twice" % (fn.name, p.arg), node)
-            elif p.arg in kwargs:
+            elif by_keyword:
                 env[p.arg] = kwargs.pop(p.arg)
             elif d is not None:
                 env[p.arg] = self.default_value(fn, p, d, node)
@@ -1269,15 +1405,10 @@ class Translator(Ops):
     def derives_from_rotary(self, cls_name):
         """A class of the file deriving (through classes of the file) from a
         rotary embedding module (MiniCPM3's MiniCPMLongRoPE)."""
-        seen = set()
         cls = self.src.classes.get(cls_name)
-        while cls is not None and cls.name not in seen:
-            seen.add(cls.name)
-            names = [b.id for b in cls.bases if isinstance(b, ast.Name)]
-            if any(table.is_rotary_module(n) for n in names):
-                return True
-            cls = next((self.src.classes[n] for n in names if n in self.src.classes), None)
-        return False
+        return cls is not None and any(
+            table.is_rotary_module(b.id) for c in self.src.mro(cls) for b in c.bases
+            if isinstance(b, ast.Name))
 
     def rotary_module(self, cls_name, args, kwargs, node, path):
         """A rotary embedding module (table.ROTARY_MODULE_SUFFIXES): its

@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -39,6 +40,7 @@ UnsafeTestChecks::parse(ArrayRef<std::string> names, std::string &unknown) {
                      .Case("region-op-effects",
                            &checks.alias.ignoreRecursiveOpsOwnEffects)
                      .Case("input-stability", &checks.skipInputStability)
+                     .Case("speculation", &checks.allowSpeculation)
                      .Default(nullptr);
     if (!flag) {
       unknown = name;
@@ -217,6 +219,33 @@ static std::string describeLoop(Operation *loop) {
          "', which may run it any number of times";
 }
 
+/// Whether running `op` always runs one of `calls`: `op` is one, or on
+/// every way into its regions (RegionBranchOpInterface's successors of the
+/// parent, the parent itself excluded: an scf.if with an else, every case
+/// of a switch, an execute_region) the entry block holds such an op. Ops of
+/// unknown control flow and loops (which may run zero times) do not.
+static bool alwaysRunsACall(Operation *op,
+                            const llvm::SmallPtrSetImpl<Operation *> &calls) {
+  if (calls.contains(op))
+    return true;
+  auto branch = dyn_cast<RegionBranchOpInterface>(op);
+  if (!branch)
+    return false;
+  SmallVector<RegionSuccessor> successors;
+  branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
+  if (successors.empty())
+    return false;
+  for (RegionSuccessor &successor : successors) {
+    Region *region = successor.getSuccessor();
+    if (successor.isParent() || !region || region->empty() ||
+        llvm::none_of(region->front(), [&](Operation &nested) {
+          return alwaysRunsACall(&nested, calls);
+        }))
+      return false;
+  }
+  return true;
+}
+
 FailureOr<InsertionPoint>
 StackedLinearAnalysis::findInsertionPoint(ArrayRef<StackedCall> calls,
                                           Refusal &refusal) {
@@ -251,6 +280,25 @@ StackedLinearAnalysis::findInsertionPoint(ArrayRef<StackedCall> calls,
                     "'" + c.layer.getSymName() +
                         "' is called inside " + describeLoop(loop) +
                         " the merged projection would be hoisted out of");
+
+  // The merged projection must not run where the program calls none of the
+  // projections (it is not speculatable: it reads the input, which the
+  // conditions may protect, and checks its sizes at run time): from the
+  // insertion point on, some op of the block must always run a call.
+  if (!unsafe.allowSpeculation) {
+    llvm::SmallPtrSet<Operation *, 4> callOps;
+    for (StackedCall c : calls)
+      callOps.insert(c.call);
+    bool runs = false;
+    for (Operation *op = first; op && !runs; op = op->getNextNode())
+      runs = alwaysRunsACall(op, callOps);
+    if (!runs)
+      return refuse(RefusalKind::Speculative, calls.front().call,
+                    "no call of " + describeLayers(calls) +
+                        " runs on every path from where the merged projection "
+                        "would go (each is under a condition): it would run "
+                        "where the program calls none of them");
+  }
 
   // The inputs are the same buffer; use the first one available at the
   // insertion point.
@@ -399,6 +447,21 @@ StackedLinearAnalysis::checkGroup(ArrayRef<StackedCall> calls,
                                   Refusal &refusal) {
   FusionPlan plan;
   plan.calls.assign(calls.begin(), calls.end());
+  // Tied layers (one checkpoint tensor loaded by two layers) would need
+  // the same tensor twice in one stacking map.
+  llvm::StringMap<LayerOp> prefixes;
+  for (StackedCall c : calls) {
+    auto [it, inserted] =
+        prefixes.try_emplace(c.layer.getCheckpointPrefix(), c.layer);
+    if (!inserted) {
+      refusal = {RefusalKind::TiedCheckpoint, c.call,
+                 ("'" + it->second.getSymName() + "' and '" +
+                  c.layer.getSymName() + "' load the same checkpoint tensors ('" +
+                  c.layer.getCheckpointPrefix() + "')")
+                     .str()};
+      return failure();
+    }
+  }
   if (std::optional<Refusal> r = checkSingleCalls(calls, plan.guardedRefs)) {
     refusal = *r;
     return failure();

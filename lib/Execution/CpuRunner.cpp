@@ -5,6 +5,7 @@
 #include "BufferCache.h"
 #include "Containers.h"
 #include "RuntimeChecks.h"
+#include "SplitOddBf16Memory.h"
 #include "TxDialect/Analysis/TxAliasAnalysis.h"
 #include "TxDialect/TxDialect.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
@@ -480,8 +481,15 @@ CpuRunner::compile(ModuleOp module, const CpuRunnerOptions &options) {
   ExecutionEngineOptions engineOptions;
   // ExecutionEngineOptions::transformer is a function_ref: the
   // std::function it refers to must outlive ExecutionEngine::create.
-  std::function<llvm::Error(llvm::Module *)> transformer =
+  std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(options.optLevel, 0, nullptr);
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      [&optimize](llvm::Module *m) -> llvm::Error {
+    if (llvm::Error err = optimize(m))
+      return err;
+    detail::splitOddBf16MemoryOps(*m);
+    return llvm::Error::success();
+  };
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));

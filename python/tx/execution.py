@@ -83,6 +83,10 @@ class Executable:
                                                ctypes.byref(view)))
             shape = tuple(view.shape[d] for d in range(view.rank))
             size = int(np.prod(shape)) if shape else 1
+            if size == 0:
+                # An empty result (no tokens) has no data pointer.
+                results.append(np.empty(shape, np.float32))
+                continue
             flat = np.ctypeslib.as_array(view.data, shape=(size,))
             results.append(flat.reshape(shape).copy())
         return results

@@ -50,6 +50,8 @@ enum class RefusalKind {
   Loop,         // a call inside a loop the merged GEMM would leave
   Dominance,    // the input is not available at the insertion point
   InputWritten, // something may write the input before the last call
+  Speculative,  // no call runs on every path from the insertion point
+  TiedCheckpoint, // two layers of the group load the same checkpoint tensors
 };
 
 struct Refusal {
@@ -101,9 +103,11 @@ struct UnsafeTestChecks {
   bool ignoreCfgLoops = false;
   /// No input-stability check at all.
   bool skipInputStability = false;
+  /// The merged projection placed where no call of the group may run.
+  bool allowSpeculation = false;
 
   /// From the names `input-identity`, `cfg-loops`, `region-op-effects`,
-  /// `input-stability`; failure names the first unknown one.
+  /// `input-stability`, `speculation`; failure names the first unknown one.
   static FailureOr<UnsafeTestChecks> parse(ArrayRef<std::string> names,
                                            std::string &unknown);
 };

@@ -31,9 +31,13 @@ def TxFuseStackedLinears : Pass<"tx-fuse-stacked-linears", "::mlir::ModuleOp"> {
     A group is fused only when every layer is called once and otherwise only
     tested by foldable existence guards (folded to "exists"), the calls'
     nearest common dominator block gives an insertion point that no call
-    sits in a loop below, the input is available there, and nothing that
-    runs between the insertion point and the last call may write memory that
-    may alias the input (upstream alias analysis with the tx type facts).
+    sits in a loop below and from which some call always runs (the merged
+    projection never runs where the program calls none of the layers: each
+    under a condition is refused, one in each branch of an `if` with an else
+    is not), the input is available there, no two layers load the same
+    checkpoint tensors (tied weights), and nothing that runs between the
+    insertion point and the last call may write memory that may alias the
+    input (upstream alias analysis with the tx type facts).
     Every refused group gets a remark at the op that failed the check, every
     fused group a remark naming what was merged.
 
@@ -86,7 +90,8 @@ def TxFuseStackedLinears : Pass<"tx-fuse-stacked-linears", "::mlir::ModuleOp"> {
            "the differential tests can show each catches wrong rewrites: "
            "input-identity (group inputs that merely must-alias), "
            "cfg-loops (only loop ops are loops), region-op-effects (ops "
-           "with regions: own writes ignored), input-stability">
+           "with regions: own writes ignored), input-stability, speculation "
+           "(merge calls none of which runs on every path)">
   ];
   let statistics = [
     Statistic<"numGroups", "groups", "Candidate groups found">,
@@ -106,7 +111,11 @@ def TxFuseStackedLinears : Pass<"tx-fuse-stacked-linears", "::mlir::ModuleOp"> {
     Statistic<"numRefusedDominance", "refused-dominance",
               "Refused: the input is not available at the insertion point">,
     Statistic<"numRefusedInputWritten", "refused-input-written",
-              "Refused: the input may be written before the last call">
+              "Refused: the input may be written before the last call">,
+    Statistic<"numRefusedSpeculative", "refused-speculative",
+              "Refused: no call runs on every path from the insertion point">,
+    Statistic<"numRefusedTiedCheckpoint", "refused-tied-checkpoint",
+              "Refused: two layers load the same checkpoint tensors">
   ];
 }
 

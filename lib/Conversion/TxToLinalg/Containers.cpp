@@ -77,7 +77,7 @@ static bool isFreshAllocation(Value v) {
   return def && hasEffect<MemoryEffects::Allocate>(def, root);
 }
 
-/// Whether `op` (without regions) may write `buffer`. A write to a result
+/// Whether `op` may write `buffer` by its own effects. A write to a result
 /// the op allocates is to a fresh buffer, never `buffer`; nor is a write to
 /// another allocation when `buffer` is one read from a container (a copy
 /// the lowering allocates).
@@ -116,9 +116,15 @@ static bool mayWrite(Operation *op, Value buffer, TxAliasAnalysis &aa) {
 static LogicalResult checkNoWritesAfter(FunctionOpInterface func) {
   llvm::DenseMap<Operation *, unsigned> order;
   SmallVector<Operation *> leaves;
+  // Every op that may write on its own: ops without regions, and ops with
+  // regions that declare effects of their own (a linalg.fill, generic or
+  // copy writes its init) or whose effects are unknown; the ops nested in
+  // a region op with recursive effects are checked one by one.
   func->walk<WalkOrder::PreOrder>([&](Operation *op) {
     order[op] = order.size();
-    if (op->getNumRegions() == 0 && op != func)
+    if (op != func &&
+        (op->getNumRegions() == 0 || isa<MemoryEffectOpInterface>(op) ||
+         !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()))
       leaves.push_back(op);
   });
   TxAliasAnalysis aa;

@@ -1,6 +1,7 @@
 //===- ElementwisePatterns.cpp - elementwise ops, views, params, comms ----===//
 
 #include "LoweringUtils.h"
+#include "TxDialect/Analysis/TxAliasAnalysis.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/TxOps.h"
 
@@ -108,10 +109,25 @@ static void checkBroadcastOperand(OpBuilder &b, Operation *op,
 /// writes) or a scalar. Another buffer might overlap the target's other
 /// rows (a view of the same memory); those ops keep the sequential linalg
 /// form.
-static bool rowsCannotOverlap(Value target, ValueRange inputs) {
-  return llvm::all_of(inputs, [&](Value in) {
-    return in == target || !isa<MemRefType>(in.getType());
-  });
+/// `input` (the lowered value of `origInput`) as an op writing `origTarget`
+/// element by element must read it: itself when it is the target's own
+/// buffer (the same elements in the same layout) or provably disjoint from
+/// it, else a copy made first. The tx ops that write a target read all of
+/// their inputs before writing (PyTorch refuses a partial overlap; reading
+/// first gives its answer wherever it gives one), whatever order, vector
+/// width or thread count the lowering then uses.
+static Value readBeforeWrite(OpBuilder &b, Location loc, Value origInput,
+                             Value input, Value origTarget, bool rows) {
+  if (!isa<MemRefType>(input.getType()) || isSameBuffer(origInput, origTarget))
+    return input;
+  TxAliasAnalysis aa;
+  if (aa.alias(origInput, origTarget).isNo())
+    return input;
+  auto type = cast<MemRefType>(input.getType());
+  Value copy = allocLike(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), input);
+  buildCopy(b, loc, input, copy, rows);
+  return copy;
 }
 
 struct UnaryLowering : RowsConversionPattern<UnaryOp> {
@@ -144,11 +160,10 @@ struct UnaryIntoLowering : RowsConversionPattern<UnaryIntoOp> {
                    checked("input", op.getInput(), adaptor.getInput()),
                    checked("target", op.getTarget(), adaptor.getTarget()));
     UnaryKind kind = op.getKind();
-    buildMap(rewriter, op.getLoc(), ValueRange{adaptor.getInput()},
-             adaptor.getTarget(),
-             rows && rowsCannotOverlap(adaptor.getTarget(),
-                                       ValueRange{adaptor.getInput()}),
-             [&](OpBuilder &nb, Location nl, ValueRange a) {
+    Value input = readBeforeWrite(rewriter, op.getLoc(), op.getInput(),
+                                  adaptor.getInput(), op.getTarget(), rows);
+    buildMap(rewriter, op.getLoc(), ValueRange{input}, adaptor.getTarget(),
+             rows, [&](OpBuilder &nb, Location nl, ValueRange a) {
                return buildUnary(nb, nl, kind, a[0]);
              });
     rewriter.eraseOp(op);
@@ -187,12 +202,12 @@ struct BinaryIntoLowering : RowsConversionPattern<BinaryIntoOp> {
     checkSameShape(rewriter, op, lhs,
                    checked("target", op.getTarget(), adaptor.getTarget()));
     BinaryKind kind = op.getKind();
-    buildMap(rewriter, op.getLoc(),
-             ValueRange{adaptor.getLhs(), adaptor.getRhs()},
-             adaptor.getTarget(),
-             rows && rowsCannotOverlap(
-                         adaptor.getTarget(),
-                         ValueRange{adaptor.getLhs(), adaptor.getRhs()}),
+    Location loc = op.getLoc();
+    Value lhsIn = readBeforeWrite(rewriter, loc, op.getLhs(), adaptor.getLhs(),
+                                  op.getTarget(), rows);
+    Value rhsIn = readBeforeWrite(rewriter, loc, op.getRhs(), adaptor.getRhs(),
+                                  op.getTarget(), rows);
+    buildMap(rewriter, loc, ValueRange{lhsIn, rhsIn}, adaptor.getTarget(), rows,
              [&](OpBuilder &nb, Location nl, ValueRange a) {
                return buildBinary(nb, nl, kind, a[0], a[1]);
              });
@@ -212,8 +227,10 @@ struct CopyLowering : RowsConversionPattern<CopyOp> {
     checkSameShape(rewriter, op,
                    checked("source", op.getSource(), adaptor.getSource()),
                    checked("target", op.getTarget(), adaptor.getTarget()));
-    buildCopy(rewriter, op.getLoc(), adaptor.getSource(), adaptor.getTarget(),
-              rows);
+    // A source overlapping the target is read first (memmove's answer).
+    Value source = readBeforeWrite(rewriter, op.getLoc(), op.getSource(),
+                                   adaptor.getSource(), op.getTarget(), rows);
+    buildCopy(rewriter, op.getLoc(), source, adaptor.getTarget(), rows);
     rewriter.eraseOp(op);
     return success();
   }

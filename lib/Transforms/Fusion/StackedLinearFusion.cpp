@@ -319,6 +319,12 @@ void FuseStackedLinearsPass::countRefusal(RefusalKind kind) {
   case RefusalKind::InputWritten:
     ++numRefusedInputWritten;
     break;
+  case RefusalKind::Speculative:
+    ++numRefusedSpeculative;
+    break;
+  case RefusalKind::TiedCheckpoint:
+    ++numRefusedTiedCheckpoint;
+    break;
   }
 }
 

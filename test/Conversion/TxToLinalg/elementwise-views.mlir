@@ -41,23 +41,33 @@ func.func @binary(%x: memref<?x2x8xf32>, %b: memref<8xf32>, %c: f32) -> (memref<
 
 // -----
 
-// In-place forms write their target; no fresh buffer.
+// In-place forms write their target. An input that is the target itself
+// is read in place; one that may overlap it (here: two arguments, which a
+// caller may pass one buffer for) is copied first, so that every lowering
+// reads it before writing (x[1:] = f(x[:-1]) does not see its own writes,
+// whatever the order, vector width or thread count).
 // CHECK-LABEL: func.func @inplace
 // CHECK-SAME: (%[[X:.+]]: memref<?x8xf32>, %[[Y:.+]]: memref<?x8xf32>, %[[C:.+]]: f32)
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : memref<?x8xf32>) outs(%[[X]] : memref<?x8xf32>)
-// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[C]] : memref<?x8xf32>, f32) outs(%[[Y]] : memref<?x8xf32>)
+// CHECK: %[[X1:.+]] = memref.alloc
+// CHECK-NEXT: linalg.copy ins(%[[X]] : memref<?x8xf32>) outs(%[[X1]] : memref<?x8xf32>)
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[X1]], %[[C]] : memref<?x8xf32>, f32) outs(%[[Y]] : memref<?x8xf32>)
 // CHECK: arith.mulf
-// CHECK: linalg.copy ins(%[[X]] : memref<?x8xf32>) outs(%[[Y]] : memref<?x8xf32>)
+// CHECK: %[[X2:.+]] = memref.alloc
+// CHECK-NEXT: linalg.copy ins(%[[X]] : memref<?x8xf32>) outs(%[[X2]] : memref<?x8xf32>)
+// CHECK-NEXT: linalg.copy ins(%[[X2]] : memref<?x8xf32>) outs(%[[Y]] : memref<?x8xf32>)
 // ROWS-LABEL: func.func @inplace
 // ROWS-SAME: (%[[X:.+]]: memref<?x8xf32>, %[[Y:.+]]: memref<?x8xf32>, %[[C:.+]]: f32)
 // ROWS-NOT: linalg.copy
 // ROWS: scf.parallel
 // ROWS: arith.maximumf
-// ROWS: linalg.generic
+// ROWS: %[[X1:.+]] = memref.alloc
 // ROWS: scf.parallel (%[[R:.+]]) =
 // ROWS: %[[V:.+]] = vector.load %[[X]][%[[R]], %{{.+}}] : memref<?x8xf32>, vector<8xf32>
-// ROWS-NEXT: vector.store %[[V]], %[[Y]][%[[R]], %{{.+}}] : memref<?x8xf32>, vector<8xf32>
+// ROWS-NEXT: vector.store %[[V]], %[[X1]][%[[R]], %{{.+}}] : memref<?x8xf32>, vector<8xf32>
+// ROWS: arith.mulf
+// ROWS: vector.store %{{.+}}, %[[Y]]
 // ROWS-NOT: linalg.copy
 // ROWS: return
 func.func @inplace(%x: memref<?x8xf32>, %y: memref<?x8xf32>, %c: f32) {
@@ -65,6 +75,25 @@ func.func @inplace(%x: memref<?x8xf32>, %y: memref<?x8xf32>, %c: f32) {
   tx.binary_into mul %x, %c into %y : memref<?x8xf32>, f32, memref<?x8xf32>
   tx.copy %x into %y : memref<?x8xf32>, memref<?x8xf32>
   return
+}
+
+// -----
+
+// A fresh buffer is no argument, and disjoint static slices of one buffer do
+// not overlap: no copy first.
+// CHECK-LABEL: func.func @inplace_disjoint
+// CHECK-NOT: linalg.copy ins(%{{.+}} : memref<?x8xf32>) outs(%{{.+}} : memref<?x8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[A:.+]], %{{.+}} : memref<?x8xf32>, memref<?x8xf32>) outs(%[[A]] : memref<?x8xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.copy ins(%{{.+}} : memref<?x4xf32, strided<[8, 1]>>) outs(%{{.+}} : memref<?x4xf32, strided<[8, 1], offset: 4>>)
+// CHECK: return
+func.func @inplace_disjoint(%x: memref<?x8xf32>, %r: memref<?x8xf32>) -> memref<?x8xf32> {
+  %y = tx.unary relu %x : memref<?x8xf32> -> memref<?x8xf32>
+  tx.binary_into add %y, %r into %y : memref<?x8xf32>, memref<?x8xf32>, memref<?x8xf32>
+  %s = tx.slice %y dim 1 offset 0 size 4 : memref<?x8xf32> -> memref<?x4xf32, strided<[8, 1]>>
+  %t = tx.slice %y dim 1 offset 4 size 4 : memref<?x8xf32> -> memref<?x4xf32, strided<[8, 1], offset: 4>>
+  tx.copy %s into %t : memref<?x4xf32, strided<[8, 1]>>, memref<?x4xf32, strided<[8, 1], offset: 4>>
+  return %y : memref<?x8xf32>
 }
 
 // -----

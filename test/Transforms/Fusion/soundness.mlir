@@ -218,3 +218,61 @@ func.func @disjoint_slices(%x: memref<?x32xf32>) -> (memref<?x8xf32>, memref<?x8
   %h = tx.linear @h_proj(%hi) : memref<?x8xf32, strided<[16, 1], offset: 8>> -> memref<?x8xf32>
   return %g, %h : memref<?x8xf32>, memref<?x8xf32>
 }
+
+// -----
+
+// Every call under a condition, on paths that may call none of them: the
+// merged projection would run where the program calls no layer (and check
+// its sizes, and read what the condition may protect): refused.
+tx.layer @q_proj : 32 -> 8, f32
+tx.layer @k_proj : 32 -> 8, f32
+func.func @all_calls_conditional(%x: memref<?x32xf32>, %c: i1, %d: i1) -> (memref<?x8xf32>, memref<?x8xf32>) {
+  %q = scf.if %c -> (memref<?x8xf32>) {
+    // expected-remark @below {{not fusing 'q_proj', 'k_proj' (qkv): no call of 'q_proj', 'k_proj' runs on every path from where the merged projection would go (each is under a condition): it would run where the program calls none of them}}
+    %r = tx.linear @q_proj(%x) : memref<?x32xf32> -> memref<?x8xf32>
+    scf.yield %r : memref<?x8xf32>
+  } else {
+    %r = tx.unary relu %x : memref<?x32xf32> -> memref<?x32xf32>
+    %s = tx.slice %r dim 1 offset 0 size 8 : memref<?x32xf32> -> memref<?x8xf32, strided<[32, 1]>>
+    %t = memref.cast %s : memref<?x8xf32, strided<[32, 1]>> to memref<?x8xf32, strided<[32, 1]>>
+    %u = tx.unary relu %t : memref<?x8xf32, strided<[32, 1]>> -> memref<?x8xf32>
+    scf.yield %u : memref<?x8xf32>
+  }
+  %k = scf.if %d -> (memref<?x8xf32>) {
+    %r = tx.linear @k_proj(%x) : memref<?x32xf32> -> memref<?x8xf32>
+    scf.yield %r : memref<?x8xf32>
+  } else {
+    scf.yield %q : memref<?x8xf32>
+  }
+  return %q, %k : memref<?x8xf32>, memref<?x8xf32>
+}
+
+// -----
+
+// One call in each branch of an if with an else: one always runs. Fused.
+tx.layer @q_proj : 32 -> 8, f32
+tx.layer @k_proj : 32 -> 8, f32
+func.func @one_call_per_branch(%x: memref<?x32xf32>, %c: i1) -> memref<?x8xf32> {
+  %r = scf.if %c -> (memref<?x8xf32>) {
+    // expected-remark @below {{fused 'q_proj', 'k_proj' into 'qkv_proj' (qkv)}}
+    %q = tx.linear @q_proj(%x) : memref<?x32xf32> -> memref<?x8xf32>
+    scf.yield %q : memref<?x8xf32>
+  } else {
+    %k = tx.linear @k_proj(%x) : memref<?x32xf32> -> memref<?x8xf32>
+    scf.yield %k : memref<?x8xf32>
+  }
+  return %r : memref<?x8xf32>
+}
+
+// -----
+
+// Tied layers (one checkpoint tensor) would need it twice in one stacking
+// map: refused.
+tx.layer @q_proj : 32 -> 8, f32 {checkpoint = "shared"}
+tx.layer @k_proj : 32 -> 8, f32 {checkpoint = "shared"}
+func.func @tied(%x: memref<?x32xf32>) -> (memref<?x8xf32>, memref<?x8xf32>) {
+  %q = tx.linear @q_proj(%x) : memref<?x32xf32> -> memref<?x8xf32>
+  // expected-remark @below {{not fusing 'q_proj', 'k_proj' (qkv): 'q_proj' and 'k_proj' load the same checkpoint tensors ('shared')}}
+  %k = tx.linear @k_proj(%x) : memref<?x32xf32> -> memref<?x8xf32>
+  return %q, %k : memref<?x8xf32>, memref<?x8xf32>
+}

@@ -447,13 +447,17 @@ StackedLinearAnalysis::checkGroup(ArrayRef<StackedCall> calls,
                                   Refusal &refusal) {
   FusionPlan plan;
   plan.calls.assign(calls.begin(), calls.end());
+  if (std::optional<Refusal> r = checkSingleCalls(calls, plan.guardedRefs)) {
+    refusal = *r;
+    return failure();
+  }
   // Tied layers (one checkpoint tensor loaded by two layers) would need
   // the same tensor twice in one stacking map.
   llvm::StringMap<LayerOp> prefixes;
   for (StackedCall c : calls) {
     auto [it, inserted] =
         prefixes.try_emplace(c.layer.getCheckpointPrefix(), c.layer);
-    if (!inserted) {
+    if (!inserted && it->second != c.layer) {
       refusal = {RefusalKind::TiedCheckpoint, c.call,
                  ("'" + it->second.getSymName() + "' and '" +
                   c.layer.getSymName() + "' load the same checkpoint tensors ('" +
@@ -461,10 +465,6 @@ StackedLinearAnalysis::checkGroup(ArrayRef<StackedCall> calls,
                      .str()};
       return failure();
     }
-  }
-  if (std::optional<Refusal> r = checkSingleCalls(calls, plan.guardedRefs)) {
-    refusal = *r;
-    return failure();
   }
   FailureOr<InsertionPoint> point = findInsertionPoint(calls, refusal);
   if (failed(point))

@@ -43,7 +43,11 @@ def Tx_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary function", [
       I32EnumAttrCase<"add", 0>,
       I32EnumAttrCase<"sub", 1>,
       I32EnumAttrCase<"mul", 2>,
-      I32EnumAttrCase<"div", 3>
+      I32EnumAttrCase<"div", 3>,
+      // torch.clamp(x, min, max) is min(max(x, min), max); both propagate
+      // NaN, as PyTorch's clamp, maximum and minimum do.
+      I32EnumAttrCase<"max", 4>,
+      I32EnumAttrCase<"min", 5>
     ]> {
   let cppNamespace = "::mlir::tx";
 }

@@ -286,7 +286,7 @@ class FunctionBuilder:
                         (kind, x, x.type, x.type))
 
     def binary(self, kind, a, b, name=None):
-        """kind: add, sub, mul, div."""
+        """kind: add, sub, mul, div, max, min."""
         return self._op(name or kind, a.type, "tx.binary %s %s, %s : %s, %s -> %s"
                         % (kind, a, b, a.type, b.type, a.type))
 

@@ -86,6 +86,12 @@ static Value buildBinary(OpBuilder &b, Location loc, BinaryKind kind, Value l,
   case BinaryKind::div:
     res = arith::DivFOp::create(b, loc, a, c);
     break;
+  case BinaryKind::max:
+    res = arith::MaximumFOp::create(b, loc, a, c);
+    break;
+  case BinaryKind::min:
+    res = arith::MinimumFOp::create(b, loc, a, c);
+    break;
   }
   return fromCompute(b, loc, res, elemType);
 }

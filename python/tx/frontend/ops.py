@@ -13,6 +13,13 @@ from . import values as V
 PENDING = None  # a MemRef dimension size not known yet is stored as None too
 
 
+
+# The parameters after the input of the clamp forms (Tensor.clamp(min=None,
+# max=None), torch.clip the same).
+CLAMP_PARAMS = {"clamp": [("min", None), ("max", None)],
+                "clip": [("min", None), ("max", None)],
+                "clamp_min": ["min"], "clamp_max": ["max"]}
+
 class Ops:
     def __init__(self, emitter):
         self.em = emitter
@@ -299,6 +306,30 @@ class Ops:
         self.em.op([], lambda: "tx.binary_into %s %s, %s into %s : %s, %s, %s" % (
             kind, lhs2.value, r, target.value, lhs2.type, rtype, target.type), node)
         return target
+
+    def clamp(self, name, t, args, kwargs, node, into=None):
+        """torch.clamp / Tensor.clamp(min=None, max=None) (clip the same),
+        clamp_min(min), clamp_max(max): min(max(x, min), max) as PyTorch
+        computes it (NaN stays NaN; min > max gives max), bounds that are
+        numbers known at import (OLMo's clip_qkv); `into`: the tensor the
+        in-place form writes."""
+        kind = name.rsplit(".", 1)[-1].rstrip("_")
+        a = bind(name, ["input"] + CLAMP_PARAMS[kind], [t] + list(args), kwargs, node)
+        t = self.tensor(a["input"], node)
+        bounds = [(op, a.get(key)) for op, key in (("max", "min"), ("min", "max"))
+                  if a.get(key) is not None]
+        if not bounds:
+            raise FrontendError("%s: at least one of min and max must not be None" % name, node)
+        for _, bound in bounds:
+            if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+                raise FrontendError("%s: a bound must be a number known at import, got %s"
+                                    % (name, self.describe(bound)), node)
+        for op, bound in bounds:
+            if into is not None:
+                t = self.binary_into(op, t, float(bound), into, node)
+            else:
+                t = self.binary(op, t, float(bound), node)
+        return t
 
     def scaled(self, value, alpha, node):
         """alpha * value (torch.add's alpha): value itself when alpha is 1."""
@@ -830,6 +861,9 @@ class Ops:
                             tlayout=None if t.tlayout is None else
                             t.tlayout[:d] + t.tlayout[d + 1:])
         kind = name[:-1] if name.endswith("_") else name
+        if kind in CLAMP_PARAMS:
+            return self.clamp("Tensor." + name, t, args, kwargs, node,
+                              into=t if name.endswith("_") else None)
         if kind in ("add", "sub", "mul", "div"):
             # Tensor.add(other, *, alpha=1) (input + alpha * other), sub the
             # same, mul(other), div(other, *, rounding_mode=None); the _

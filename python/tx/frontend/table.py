@@ -18,6 +18,7 @@ other call becomes `tx.opaque_call` (unknown effects)."""
 import math
 
 from .errors import FrontendError
+from . import config_classes
 from . import values as V
 
 # -- modules: called in __init__, return a module attribute ------------------
@@ -546,6 +547,22 @@ def binary_function(kind, name):
     return handler
 
 
+def clamp_function(kind):
+    """torch.clamp/clip(input, min=None, max=None, *, out=None),
+    torch.clamp_min(input, min), torch.clamp_max(input, max)."""
+    name = "torch." + kind
+
+    def handler(tr, node, args, kwargs):
+        kwargs = dict(kwargs)
+        out = kwargs.pop("out", None)
+        if not args and "input" in kwargs:
+            args = [kwargs.pop("input")]
+        if not args:
+            raise FrontendError("%s: missing argument 'input'" % name, node)
+        return tr.clamp(name, args[0], args[1:], kwargs, node, into=out)
+    return handler
+
+
 # Partial rotary: the config key giving the fraction of each head's features
 # that are rotated (the rest pass through), as HF's rotary modules read it.
 ROTARY_FRACTION_KEYS = ("partial_rotary_factor", "rotary_pct")
@@ -936,6 +953,9 @@ FUNCTIONS = {
     "torch.sub": binary_function("sub", "torch.sub"),
     "torch.mul": binary_function("mul", "torch.mul"),
     "torch.div": binary_function("div", "torch.div"),
+    "torch.clamp": clamp_function("clamp"), "torch.clip": clamp_function("clip"),
+    "torch.clamp_min": clamp_function("clamp_min"),
+    "torch.clamp_max": clamp_function("clamp_max"),
     "torch.nn.functional.scaled_dot_product_attention": sdpa,
     "torch.cat": cat, "torch.concat": cat, "torch.concatenate": cat,
     "torch.chunk": split_function("chunk"), "torch.split": split_function("split"),
@@ -1238,13 +1258,18 @@ CONFIG_DERIVED = {"sliding_window": _sliding_window, "layer_types": _layer_types
 
 def config_value(data, name, default=_NO_VALUE):
     """What `config.<name>` reads: the derived value (CONFIG_DERIVED) where
-    HF's config class derives it, else config.json's key (or its alias,
-    CONFIG_ALIASES, or CONFIG_DEFAULTS), else `default` (_NO_VALUE: none)."""
+    HF's config class derives it, else what the model type's config class
+    fills or defaults (config_classes.py), else config.json's key (or its
+    alias, CONFIG_ALIASES, or CONFIG_DEFAULTS), else `default` (_NO_VALUE:
+    none)."""
     if name in CONFIG_DERIVED and (name in data or name == "layer_types"):
         value = data.get(name) if name == "layer_types" and data.get(name) is not None \
             else CONFIG_DERIVED[name](data)
         if value is not _NO_VALUE:
             return value
+    found, value = config_classes.class_value(data, name)
+    if found:
+        return value
     if name in data:
         return data[name]
     aliases = CONFIG_ALIASES.get(name, ())

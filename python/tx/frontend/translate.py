@@ -318,8 +318,43 @@ class Translator(Ops):
         raise FrontendError("cannot unpack %s" % self.describe(value), node)
 
     def aug_assign(self, s, env):
+        """x op= v as Python runs it: the target's object and index are
+        evaluated once (d[self.nxt()] += 1 calls nxt once), the item or
+        attribute is read, v is evaluated, and the result is stored into the
+        same object and index."""
+        target, temps = self.evaluated_once(s.target, env)
+        try:
+            self.aug_assign_to(s, target, env)
+        finally:
+            for name in temps:
+                env.pop(name, None)
+
+    def evaluated_once(self, target, env):
+        """The target with the parts that evaluating it twice could change
+        (any expression but a name or a constant) replaced by names bound to
+        their values."""
+        if not isinstance(target, (ast.Subscript, ast.Attribute)):
+            return target, []
+        temps = []
+
+        def bound(node):
+            if isinstance(node, (ast.Name, ast.Constant)):
+                return node
+            name = "\0aug%d" % len(temps)
+            env[name] = self.eval(node, env)
+            temps.append(name)
+            return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+
+        obj = bound(target.value)
+        if isinstance(target, ast.Attribute):
+            new = ast.Attribute(value=obj, attr=target.attr, ctx=target.ctx)
+        else:
+            new = ast.Subscript(value=obj, slice=bound(target.slice), ctx=target.ctx)
+        return ast.copy_location(new, target), temps
+
+    def aug_assign_to(self, s, target, env):
         op = type(s.op)
-        current = self.eval(s.target, env)
+        current = self.eval(target, env)
         value = self.eval(s.value, env)
         if isinstance(current, V.AttentionChain) and op in _TENSOR_BINOPS:
             # scores /= math.sqrt(d) (Falcon), scores += mask: the chain
@@ -353,7 +388,7 @@ class Translator(Ops):
                 current.clear()
                 current.update(result)
             return
-        self.assign(s.target, self.binop(op, current, value, s), env, s)
+        self.assign(target, self.binop(op, current, value, s), env, s)
 
     def run_for(self, s, env):
         if s.orelse:

@@ -89,6 +89,14 @@ static cl::opt<std::string>
                          "e.g. 'tx-to-cpu{gemm-cache-tile=0,0}' to compare "
                          "lowerings by their tx/BLAS1 ratio)"),
                 cl::init("tx-to-cpu"));
+static cl::opt<unsigned> evictMb(
+    "evict-mb",
+    cl::desc("Before every timed call (tx and OpenBLAS alike), write a "
+             "buffer of this many MiB so that the weights come from memory, "
+             "as in a model whose layers do not fit in the caches (0: off; "
+             "default 0: each side's weights are as warm as the interleaving "
+             "left them)"),
+    cl::init(0));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of inputs and weights"),
                               cl::init(0));
 
@@ -318,7 +326,11 @@ int main(int argc, char **argv) {
                << (coretype ? coretype : "(unset)") << " OPENBLAS_L2_SIZE="
                << (l2 ? l2 : "(unset)") << "; GLIBC_TUNABLES="
                << (tunables ? tunables : "(unset)") << "; runner buffer cache "
-               << (noBufferCache ? "off" : "on") << "\n"
+               << (noBufferCache ? "off" : "on") << "; caches evicted "
+               << (evictMb ? "(" + std::to_string(evictMb) +
+                                 " MiB written) before every timed call"
+                           : std::string("never"))
+               << "\n"
                << "timing: median of interleaved repetitions after " << warm
                << " warm-up call(s); tx times include the runner's copies "
                   "of inputs and results (into the previous call's result "
@@ -331,6 +343,17 @@ int main(int argc, char **argv) {
          "| max|fused-unfused| | rel diff vs BLAS | check |\n";
   llvm::outs() << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   llvm::outs().flush();
+
+  // The buffer --evict-mb writes before each timed call (one byte per
+  // cache line is enough to evict; the sum keeps the writes).
+  std::vector<char> evictBuffer(size_t(evictMb) << 20);
+  unsigned evictRound = 0;
+  auto evict = [&]() {
+    ++evictRound;
+    for (size_t i = 0; i < evictBuffer.size(); i += 64)
+      evictBuffer[i] = char(evictRound + i);
+    asm volatile("" : : "r"(evictBuffer.data()) : "memory");
+  };
 
   bool allOk = true;
   for (const Kind &kind : allKinds) {
@@ -416,15 +439,21 @@ int main(int argc, char **argv) {
       std::vector<double> tu, tf, tb1, tb2;
       for (unsigned i = 0; i < warm + n; ++i) {
         double a, b;
-        if (!call(**unfused, unfusedOut, a) || !call(**fused, fusedOut, b))
+        evict();
+        if (!call(**unfused, unfusedOut, a))
+          return 1;
+        evict();
+        if (!call(**fused, fusedOut, b))
           return 1;
         // OpenBLAS's threads spin for a while after a call (about 2^28
         // cycles) before they sleep. Its 2-thread call is timed with them
         // awake (an untimed call first, as in a run of GEMMs back to back);
         // then they are let sleep, so that the next tx call does not share
         // the cores with them (with threads, it ran no faster than one).
+        evict();
         double b1 = sgemm(1);
         sgemm(2);
+        evict();
         double b2 = sgemm(2);
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         if (i < warm)

@@ -452,16 +452,24 @@ StackedLinearAnalysis::checkGroup(ArrayRef<StackedCall> calls,
     return failure();
   }
   // Tied layers (one checkpoint tensor loaded by two layers) would need
-  // the same tensor twice in one stacking map.
-  llvm::StringMap<LayerOp> prefixes;
+  // the same tensor twice in one stacking map. A layer loads its stacking
+  // map's sources, or else its checkpoint prefix.
+  llvm::StringMap<LayerOp> loadedBy;
   for (StackedCall c : calls) {
-    auto [it, inserted] =
-        prefixes.try_emplace(c.layer.getCheckpointPrefix(), c.layer);
-    if (!inserted && it->second != c.layer) {
+    SmallVector<StringRef> tensors;
+    if (ArrayAttr stacking = c.layer.getStackingAttr())
+      for (auto entry : stacking.getAsRange<StackEntryAttr>())
+        tensors.push_back(entry.getSource().getValue());
+    else
+      tensors.push_back(c.layer.getCheckpointPrefix());
+    for (StringRef tensor : tensors) {
+      auto [it, inserted] = loadedBy.try_emplace(tensor, c.layer);
+      if (inserted || it->second == c.layer)
+        continue;
       refusal = {RefusalKind::TiedCheckpoint, c.call,
                  ("'" + it->second.getSymName() + "' and '" +
                   c.layer.getSymName() + "' load the same checkpoint tensors ('" +
-                  c.layer.getCheckpointPrefix() + "')")
+                  tensor + "')")
                      .str()};
       return failure();
     }

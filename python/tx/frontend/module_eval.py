@@ -1001,19 +1001,24 @@ class Module:
 
     def comprehension(self, e, scope, element):
         out = []
+        # Python runs a comprehension as a function: only its first iterable
+        # is evaluated where it stands; the rest sees no class body's names
+        # (`ks = [SCALE for _ in r]` in a class reads the module's SCALE).
+        classes = {id(ns) for ns in self.class_ns.values()}
+        inner_scope = [ns for ns in scope if id(ns) not in classes]
 
         def generate(i, local):
             if i == len(e.generators):
-                out.append(element([local] + scope))
+                out.append(element([local] + inner_scope))
                 return
             g = e.generators[i]
             if g.is_async:
                 raise _NotKnown(_text(e))
-            for item in self.items(self.eval(g.iter, [local] + scope if i else scope),
+            for item in self.items(self.eval(g.iter, [local] + inner_scope if i else scope),
                                    g.iter):
                 inner = dict(local)
-                self.assign(g.target, item, [inner] + scope, g.target)
-                if all(self.truth(self.eval(c, [inner] + scope), c) for c in g.ifs):
+                self.assign(g.target, item, [inner] + inner_scope, g.target)
+                if all(self.truth(self.eval(c, [inner] + inner_scope), c) for c in g.ifs):
                     generate(i + 1, inner)
                 if len(out) > LIMIT:
                     raise _NotKnown("%s (more than %d values)" % (_text(e), LIMIT))

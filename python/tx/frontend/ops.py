@@ -214,14 +214,37 @@ class Ops:
         return lhs, None, c, self.dtype
 
     def broadcastable(self, lhs, rhs, node):
+        """Checks that tx.binary's broadcast (the right buffer's shape a
+        suffix of the left's, repeated over the left's leading axes) is
+        PyTorch's on these tensors: their PyTorch dimensions (`dims`, size-1
+        ones included) aligned from the right, each of the right's axes
+        meets the left's axis of the same suffix position, and every axis
+        of that suffix meets one of the right's (not a size-1 dimension: a
+        [heads, 1] scale on [T, heads, head_dim] repeats along head_dim in
+        PyTorch, while a [heads] buffer would be taken along head_dim)."""
         ls, rs = lhs.type.shape, rhs.type.shape
         if ls[len(ls) - len(rs):] != rs:
             raise FrontendError("shapes %s and %s do not broadcast as tx does (the "
                                 "right one must be a suffix)" % (lhs.type, rhs.type), node)
-        ld = [d for d in lhs.dims if d is not None]
-        rd = [d for d in rhs.dims if d is not None]
         shift = len(ls) - len(rs)
-        if [d - shift for d in ld[len(ld) - len(rd):]] != rd:
+        n = max(len(lhs.dims), len(rhs.dims))
+        ld = [None] * (n - len(lhs.dims)) + list(lhs.dims)
+        rd = [None] * (n - len(rhs.dims)) + list(rhs.dims)
+        for pos, (l, r) in enumerate(zip(ld, rd)):
+            if r is None:
+                if l is not None and l >= shift:
+                    raise FrontendError(
+                        "a size-1 dimension of the right operand (dimension %d of %d) "
+                        "would be repeated along an axis of the left one that tx.binary "
+                        "matches with the right buffer (%s and %s): not supported"
+                        % (pos - (n - len(rhs.dims)), len(rhs.dims), lhs.type, rhs.type),
+                        node)
+            elif l is None:
+                raise FrontendError(
+                    "the result is larger than the left operand (its size-1 dimension "
+                    "%d meets a dimension of the right one, %s and %s): not supported"
+                    % (pos - (n - len(lhs.dims)), lhs.type, rhs.type), node)
+        if any(l != shift + r for l, r in zip(ld, rd) if r is not None):
             raise FrontendError("operands are transposed differently", node)
 
     def same_layout(self, a, b, node):

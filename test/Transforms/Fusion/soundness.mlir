@@ -276,3 +276,35 @@ func.func @tied(%x: memref<?x32xf32>) -> (memref<?x8xf32>, memref<?x8xf32>) {
   %k = tx.linear @k_proj(%x) : memref<?x32xf32> -> memref<?x8xf32>
   return %q, %k : memref<?x8xf32>, memref<?x8xf32>
 }
+
+// -----
+
+// A stacked layer loads its map's sources, not its own name: one of them
+// shared with a plain layer's checkpoint is tied too (the merged map named
+// 'a' twice and the pass failed).
+tx.layer @qk : 16 -> 16, f32 stacking [
+  #tx.stack<source = "a", offset = 0, size = 8, heads = 0>,
+  #tx.stack<source = "b", offset = 8, size = 8, heads = 0>]
+tx.layer @v : 16 -> 8, f32 {checkpoint = "a"}
+func.func @tied_stacked_source(%x: memref<?x16xf32>) -> (memref<?x16xf32>, memref<?x8xf32>) {
+  %q = tx.linear @qk(%x) : memref<?x16xf32> -> memref<?x16xf32>
+  // expected-remark @below {{not fusing 'qk', 'v' (merged-column): 'qk' and 'v' load the same checkpoint tensors ('a')}}
+  %k = tx.linear @v(%x) : memref<?x16xf32> -> memref<?x8xf32>
+  return %q, %k : memref<?x16xf32>, memref<?x8xf32>
+}
+
+// -----
+
+// Two stacked layers with a source in common.
+tx.layer @ab : 16 -> 16, f32 stacking [
+  #tx.stack<source = "shared", offset = 0, size = 8, heads = 0>,
+  #tx.stack<source = "b", offset = 8, size = 8, heads = 0>]
+tx.layer @cd : 16 -> 16, f32 stacking [
+  #tx.stack<source = "c", offset = 0, size = 8, heads = 0>,
+  #tx.stack<source = "shared", offset = 8, size = 8, heads = 0>]
+func.func @tied_two_stacked(%x: memref<?x16xf32>) -> (memref<?x16xf32>, memref<?x16xf32>) {
+  %a = tx.linear @ab(%x) : memref<?x16xf32> -> memref<?x16xf32>
+  // expected-remark @below {{not fusing 'ab', 'cd' (merged-column): 'ab' and 'cd' load the same checkpoint tensors ('shared')}}
+  %c = tx.linear @cd(%x) : memref<?x16xf32> -> memref<?x16xf32>
+  return %a, %c : memref<?x16xf32>, memref<?x16xf32>
+}

@@ -14,6 +14,9 @@ attribute; `config_value` (table.py) gives what the object would hold:
   on the real object.
 - CLASS_FILLS[model_type][key](data): the value __init__ computes when the key
   is absent or null.
+- CLASS_PROPERTIES[model_type][name](get): a @property of the config class
+  (never in config.json: JambaConfig's layers_num_experts), computed from the
+  other keys as `get(key)` reads them (config.json, else the class default).
 
 A config.json without `model_type`, or of a model type not listed, gets
 PretrainedConfig's defaults only (table.CONFIG_DEFAULTS): a key it lacks is
@@ -123,6 +126,11 @@ CLASS_DEFAULTS = {
                    "max_position_embeddings": 4096},
 }
 CLASS_DEFAULTS["gemma3"] = CLASS_DEFAULTS["gemma3_text"]
+CLASS_DEFAULTS["jamba"] = dict(
+    hidden_act="silu", attention_dropout=0.0, tie_word_embeddings=False, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+    num_attention_heads=32, num_key_value_heads=8, rms_norm_eps=1e-6, num_experts=16,
+    num_experts_per_tok=2, expert_layer_period=2, expert_layer_offset=1,
+    attn_layer_period=8, attn_layer_offset=4, use_mamba_kernels=True)
 
 # Keys whose null (or absence) __init__ replaces by a value computed from
 # other keys.
@@ -146,6 +154,19 @@ CLASS_FILLS = {
                  "partial_rotary_factor": lambda d: d.get("rotary_pct", 0.25)},
 }
 
+# JambaConfig's properties: which layers are attention layers and how many
+# experts each layer's feed-forward has.
+CLASS_PROPERTIES = {
+    "jamba": {
+        "layers_block_type": lambda get: [
+            "attention" if i % get("attn_layer_period") == get("attn_layer_offset")
+            else "mamba" for i in range(get("num_hidden_layers"))],
+        "layers_num_experts": lambda get: [
+            get("num_experts") if i % get("expert_layer_period") == get("expert_layer_offset")
+            else 1 for i in range(get("num_hidden_layers"))],
+    },
+}
+
 _MISSING = object()
 
 
@@ -158,6 +179,19 @@ def class_value(data, name):
     if not isinstance(model, str):
         return False, None
     found, value = False, data.get(name, _MISSING)
+    prop = CLASS_PROPERTIES.get(model, {}).get(name)
+    if value is _MISSING and prop is not None:
+        def get(key):
+            ok, v = class_value(data, key)
+            if ok:
+                return v
+            if key not in data:
+                raise KeyError(key)
+            return data[key]
+        try:
+            return True, prop(get)
+        except (KeyError, TypeError, ZeroDivisionError):
+            return False, None  # a key it needs is missing: an error where read
     if value is _MISSING:
         defaults = CLASS_DEFAULTS.get(model, {})
         if name not in defaults:

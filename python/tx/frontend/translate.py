@@ -268,9 +268,27 @@ class Translator(Ops):
         if isinstance(target, ast.Name):
             env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
-            items = self.unpack(value, len(target.elts), stmt)
-            for t, v in zip(target.elts, items):
-                self.assign(t, v, env, stmt)
+            stars = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+            if len(stars) > 1:
+                raise FrontendError("multiple starred expressions in assignment", target)
+            if not stars:
+                items = self.unpack(value, len(target.elts), stmt)
+                for t, v in zip(target.elts, items):
+                    self.assign(t, v, env, stmt)
+                return
+            # a, *rest, z = xs: rest is a list of what the others leave.
+            star = stars[0]
+            after = len(target.elts) - star - 1
+            if not isinstance(value, (tuple, list)):
+                raise FrontendError("cannot unpack %s" % self.describe(value), stmt)
+            if len(value) < len(target.elts) - 1:
+                raise FrontendError("not enough values to unpack (expected at least %d, "
+                                    "got %d)" % (len(target.elts) - 1, len(value)), stmt)
+            items = list(value)
+            parts = items[:star] + [items[star:len(items) - after]] + \
+                items[len(items) - after:]
+            for t, v in zip(target.elts, parts):
+                self.assign(t.value if isinstance(t, ast.Starred) else t, v, env, stmt)
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, env)
             if not isinstance(obj, V.Instance):

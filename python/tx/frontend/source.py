@@ -156,6 +156,7 @@ BUILTINS = {
     "abs": _plain(abs), "round": _plain(round), "tuple": _plain(tuple), "list": _plain(list),
     "dict": _plain(dict), "sum": _plain(sum), "any": _plain(any), "all": _plain(all),
     "set": _plain(set),  # GPT-2's self.pruned_heads = set()
+    "divmod": _plain(divmod), "pow": _plain(pow), "sorted": _plain(sorted),
     "getattr": _getattr, "hasattr": _hasattr, "len": _len, "enumerate": _enumerate,
     "zip": _zip, "isinstance": _isinstance, "super": _super,
 }

@@ -7,7 +7,7 @@ class StarUnpack(nn.Module):
         super().__init__()
         first, *middle, last = [0.5, 2.0, 3.0, 4.0, 1.5]
         *lead, tail = (config.hidden_size,)
-        self.scale = first * last          # 0.75
+        self.scale = first * last * pow(2, 3) / divmod(17, 4)[0] * sorted([3.0, 0.5])[0]  # 0.75
         self.middle = middle               # [2.0, 3.0, 4.0]
         self.width = tail + len(lead)      # hidden_size
         self.proj = nn.Linear(config.hidden_size, self.width, bias=False)

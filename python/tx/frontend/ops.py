@@ -261,11 +261,15 @@ class Ops:
         a, b = lhs, rhs
         block = self.em.blocks[-1]
         start = len(block.items)
-        lhs, _, r, rtype = self.operand(lhs, rhs, node, kind in ("add", "mul"))
+        lhs, rt, r, rtype = self.operand(lhs, rhs, node, kind in ("add", "mul"))
         out = self.fresh(kind, lhs.type.contiguous())
         self.em.op([out], lambda: "tx.binary %s %s, %s : %s, %s -> %s" % (
             kind, lhs.value, r, lhs.type, rtype, out.type), node)
-        result = V.Tensor(out, lhs.dims, tlayout=lhs.tlayout)
+        # PyTorch's result has as many dimensions as the larger operand: the
+        # right one's extra leading ones (size 1, as broadcastable checked).
+        extra = [None] * (len(rt.dims) - len(lhs.dims)) if rt is not None else []
+        result = V.Tensor(out, extra + lhs.dims,
+                          tlayout=None if lhs.tlayout is None else extra + lhs.tlayout)
         if kind == "add" and self.em.blocks[-1] is block:
             # c + weight (Gemma's 1.0 + self.weight): a norm weight with an
             # offset, for fold_norm_weight.
@@ -373,10 +377,28 @@ class Ops:
         return target
 
     # -- views -----------------------------------------------------------------
+    def size_method(self, name, sizes, args, kwargs, node):
+        """t.dim(), t.size(), t.size(d) (or dim=d) of a tensor of `sizes`."""
+        if name == "dim":
+            bind("Tensor.dim", [], args, kwargs, node)
+            return len(sizes)
+        dim = bind("Tensor.size", [("dim", None)], args, kwargs, node)["dim"]
+        if dim is None:
+            return sizes
+        return sizes[self.dim_index(dim, len(sizes), "size", node)]
+
+    def dim_index(self, d, n, what, node, extra=0):
+        """d as an index of n (+ extra) dimensions, as PyTorch checks it."""
+        if isinstance(d, bool) or not isinstance(d, int) or not -n - extra <= d < n + extra:
+            shown = repr(d) if isinstance(d, (int, str, type(None))) else self.describe(d)
+            raise FrontendError("%s: dimension %s of a tensor of %d dimensions"
+                                % (what, shown, n), node)
+        return d % (n + extra)
+
     def transposed(self, t, a, b, node=None):
         dims = list(t.dims)
         n = len(dims)
-        a, b = a % n, b % n
+        a, b = self.dim_index(a, n, "transpose", node), self.dim_index(b, n, "transpose", node)
         dims[a], dims[b] = dims[b], dims[a]
         return V.Tensor(t.value, dims, t.role, t.tlayout)
 
@@ -818,8 +840,7 @@ class Ops:
                                 "two halves, not .%s()" % name, node)
         if isinstance(obj, V.CausalMask):
             if name in ("size", "dim"):
-                sizes = V.CausalMask.SIZES
-                return len(sizes) if name == "dim" else sizes if not args else sizes[args[0]]
+                return self.size_method(name, V.CausalMask.SIZES, args, kwargs, node)
             if name in ("to", "type", "type_as", "float", "contiguous", "detach"):
                 return obj
         if not isinstance(obj, V.Tensor):
@@ -829,7 +850,8 @@ class Ops:
         if name in ("view", "reshape"):
             return self.view(t, args, node, copy=name == "reshape")
         if name == "transpose":
-            return self.transposed(self.tensor(t, node), args[0], args[1], node)
+            a = bind("Tensor.transpose", ["dim0", "dim1"], args, kwargs, node)
+            return self.transposed(self.tensor(t, node), a["dim0"], a["dim1"], node)
         if name == "permute":
             perm = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
                 else list(args)
@@ -861,13 +883,11 @@ class Ops:
                 return self.unary_copy(t, node)
             return t
         if name in ("size", "dim"):
-            sizes = self.tensor(t, node).sizes()
-            if name == "dim":
-                return len(sizes)
-            return sizes if not args else sizes[args[0]]
+            return self.size_method(name, self.tensor(t, node).sizes(), args, kwargs, node)
         if name == "unsqueeze":
             t = self.tensor(t, node)
-            d = args[0] % (len(t.dims) + 1)
+            d = bind("Tensor.unsqueeze", ["dim"], args, kwargs, node)["dim"]
+            d = self.dim_index(d, len(t.dims), "unsqueeze", node, extra=1)
             return V.Tensor(t.value, t.dims[:d] + [None] + t.dims[d:],
                             tlayout=None if t.tlayout is None else
                             t.tlayout[:d] + [None] + t.tlayout[d:])
@@ -875,14 +895,29 @@ class Ops:
             return self.split_method(name, t, args, kwargs, node)
         if name == "expand":
             return self.expand(t, args, kwargs, node)
-        if name == "squeeze" and args:
+        if name == "squeeze" and (args or kwargs):
+            a = bind("Tensor.squeeze", ["dim"], args, kwargs, node)
             t = self.tensor(t, node)
-            d = args[0] % len(t.dims)
-            if t.dims[d] is not None:
-                return t
-            return V.Tensor(t.value, t.dims[:d] + t.dims[d + 1:],
-                            tlayout=None if t.tlayout is None else
-                            t.tlayout[:d] + t.tlayout[d + 1:])
+            d = self.dim_index(a["dim"], len(t.dims), "squeeze", node)
+            axis = t.dims[d]
+            if axis is None:
+                return V.Tensor(t.value, t.dims[:d] + t.dims[d + 1:],
+                                tlayout=None if t.tlayout is None else
+                                t.tlayout[:d] + t.tlayout[d + 1:])
+            size = t.type.shape[axis]
+            if size is None:
+                # PyTorch drops it when the call has one token only.
+                raise FrontendError("squeeze of the token dimension is not supported (it "
+                                    "depends on the token count)", node)
+            if size != 1:
+                return t  # PyTorch leaves a dimension of another size
+            # A size-1 axis of the buffer (a slice, a piece, x[:, :, :1]): gone.
+            out = self.drop_axes(t, [axis], node)
+            renumber = lambda ds: None if ds is None else [
+                None if x is None else x - (x > axis) for x in ds]
+            return V.Tensor(out.value, renumber(t.dims[:d] + t.dims[d + 1:]),
+                            tlayout=renumber(None if t.tlayout is None else
+                                             [x for x in t.tlayout if x != axis]))
         kind = name[:-1] if name.endswith("_") else name
         if kind in CLAMP_PARAMS:
             return self.clamp("Tensor." + name, t, args, kwargs, node,

@@ -46,6 +46,17 @@ class Unknown:
                 % (subject, self.line, self.stmt, self.why))
 
 
+
+def starred_parts(items, targets, star):
+    """The values `targets` names with the one at `star` starred get from
+    `items`, as Python unpacks `a, *rest, z = items` (the starred one a
+    list); None when there are too few."""
+    items = list(items)
+    after = targets - star - 1
+    if len(items) < targets - 1:
+        return None
+    return items[:star] + [items[star:len(items) - after]] + items[len(items) - after:]
+
 class ModuleExpr:
     """A module-level display (dict, list, tuple, set) holding what only the
     translator evaluates (nn.SiLU()): evaluated where it is read, valid while
@@ -479,10 +490,10 @@ class Module:
             stars = [i for i, x in enumerate(t.elts) if isinstance(x, ast.Starred)]
             elts = [x.value if isinstance(x, ast.Starred) else x for x in t.elts]
             if stars:
-                i, after = stars[0], len(t.elts) - stars[0] - 1
-                if len(items) < len(t.elts) - 1:
+                parts = starred_parts(items, len(t.elts), stars[0])
+                if parts is None:
                     raise _NotKnown("an unpacking of %d values" % len(items))
-                items = items[:i] + [items[i:len(items) - after]] + items[len(items) - after:]
+                items = parts
             if len(items) != len(elts):
                 raise _NotKnown("an unpacking of %d values into %d" % (len(items), len(elts)))
             for x, item in zip(elts, items):

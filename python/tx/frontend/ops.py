@@ -12,13 +12,12 @@ from . import values as V
 
 PENDING = None  # a MemRef dimension size not known yet is stored as None too
 
-
-
 # The parameters after the input of the clamp forms (Tensor.clamp(min=None,
 # max=None), torch.clip the same).
 CLAMP_PARAMS = {"clamp": [("min", None), ("max", None)],
                 "clip": [("min", None), ("max", None)],
                 "clamp_min": ["min"], "clamp_max": ["max"]}
+
 
 class Ops:
     def __init__(self, emitter):
@@ -334,14 +333,14 @@ class Ops:
             kind, lhs2.value, r, target.value, lhs2.type, rtype, target.type), node)
         return target
 
-    def clamp(self, name, t, args, kwargs, node, into=None):
-        """torch.clamp / Tensor.clamp(min=None, max=None) (clip the same),
-        clamp_min(min), clamp_max(max): min(max(x, min), max) as PyTorch
-        computes it (NaN stays NaN; min > max gives max), bounds that are
-        numbers known at import (OLMo's clip_qkv); `into`: the tensor the
-        in-place form writes."""
+    def clamp(self, name, args, kwargs, node, into=None):
+        """torch.clamp(input, min=None, max=None) / Tensor.clamp (its input
+        first in `args`; clip the same), clamp_min(min), clamp_max(max):
+        min(max(x, min), max) as PyTorch computes it (NaN stays NaN; min >
+        max gives max), bounds that are numbers known at import (OLMo's
+        clip_qkv); `into`: the tensor the in-place and out= forms write."""
         kind = name.rsplit(".", 1)[-1].rstrip("_")
-        a = bind(name, ["input"] + CLAMP_PARAMS[kind], [t] + list(args), kwargs, node)
+        a = bind(name, ["input"] + CLAMP_PARAMS[kind], args, kwargs, node)
         t = self.tensor(a["input"], node)
         bounds = [(op, a.get(key)) for op, key in (("max", "min"), ("min", "max"))
                   if a.get(key) is not None]
@@ -676,8 +675,15 @@ class Ops:
             dims.append(axis)
         if dropped:
             t = self.drop_axes(t, dropped, node)
-            dims = [None if a is None else a - sum(x < a for x in dropped) for a in dims]
+            dims = self.renumbered(dims, dropped)
         return V.Tensor(t.value, dims)
+
+    @staticmethod
+    def renumbered(dims, dropped):
+        """`dims` (buffer axes or None) numbered as after drop_axes of the
+        buffer axes `dropped`."""
+        return None if dims is None else [
+            None if a is None else a - sum(x < a for x in dropped) for a in dims]
 
     def drop_axes(self, t, axes, node):
         """tx.view of t without its size-1 buffer axes `axes` (the other
@@ -913,14 +919,13 @@ class Ops:
                 return t  # PyTorch leaves a dimension of another size
             # A size-1 axis of the buffer (a slice, a piece, x[:, :, :1]): gone.
             out = self.drop_axes(t, [axis], node)
-            renumber = lambda ds: None if ds is None else [
-                None if x is None else x - (x > axis) for x in ds]
-            return V.Tensor(out.value, renumber(t.dims[:d] + t.dims[d + 1:]),
-                            tlayout=renumber(None if t.tlayout is None else
-                                             [x for x in t.tlayout if x != axis]))
+            return V.Tensor(out.value, self.renumbered(t.dims[:d] + t.dims[d + 1:], [axis]),
+                            tlayout=self.renumbered(None if t.tlayout is None else
+                                                    [x for x in t.tlayout if x != axis],
+                                                    [axis]))
         kind = name[:-1] if name.endswith("_") else name
         if kind in CLAMP_PARAMS:
-            return self.clamp("Tensor." + name, t, args, kwargs, node,
+            return self.clamp("Tensor." + name, [t] + list(args), kwargs, node,
                               into=t if name.endswith("_") else None)
         if kind in ("add", "sub", "mul", "div"):
             # Tensor.add(other, *, alpha=1) (input + alpha * other), sub the
@@ -1015,8 +1020,7 @@ class Ops:
         if not spread:
             return self.copy_into(value, view, node)
         ones = [value.dims[i] for i in spread if value.dims[i] is not None]
-        dims = [None if d is None else d - sum(a < d for a in ones)
-                for i, d in enumerate(value.dims) if i not in spread]
+        dims = self.renumbered([d for i, d in enumerate(value.dims) if i not in spread], ones)
         if ones:
             value = self.drop_axes(value, ones, node)
         value = V.Tensor(value.value, dims)

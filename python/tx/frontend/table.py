@@ -555,11 +555,7 @@ def clamp_function(kind):
     def handler(tr, node, args, kwargs):
         kwargs = dict(kwargs)
         out = kwargs.pop("out", None)
-        if not args and "input" in kwargs:
-            args = [kwargs.pop("input")]
-        if not args:
-            raise FrontendError("%s: missing argument 'input'" % name, node)
-        return tr.clamp(name, args[0], args[1:], kwargs, node, into=out)
+        return tr.clamp(name, args, kwargs, node, into=out)
     return handler
 
 

@@ -14,6 +14,7 @@ from .errors import FrontendError
 from .ops import Ops
 from .source import ModuleExpr, _plain
 from . import body_check
+from . import module_eval
 from . import rotary_check
 from . import sinusoid
 from . import table
@@ -277,16 +278,12 @@ class Translator(Ops):
                     self.assign(t, v, env, stmt)
                 return
             # a, *rest, z = xs: rest is a list of what the others leave.
-            star = stars[0]
-            after = len(target.elts) - star - 1
             if not isinstance(value, (tuple, list)):
                 raise FrontendError("cannot unpack %s" % self.describe(value), stmt)
-            if len(value) < len(target.elts) - 1:
+            parts = module_eval.starred_parts(value, len(target.elts), stars[0])
+            if parts is None:
                 raise FrontendError("not enough values to unpack (expected at least %d, "
                                     "got %d)" % (len(target.elts) - 1, len(value)), stmt)
-            items = list(value)
-            parts = items[:star] + [items[star:len(items) - after]] + \
-                items[len(items) - after:]
             for t, v in zip(target.elts, parts):
                 self.assign(t.value if isinstance(t, ast.Starred) else t, v, env, stmt)
         elif isinstance(target, ast.Attribute):

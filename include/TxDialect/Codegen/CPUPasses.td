@@ -25,12 +25,16 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
     BLIS's order: per N block, the weight block transposed once; per block
     of `gemm-token-block` rows, per K block, the rows (read in place)
     multiplied by `gemm-packed-tile` tiles (the output rows stay in cache
-    across the K blocks). With
+    across the K blocks). A call with fewer rows multiplies them by the
+    weight vectorised along K (`gemm-few-token-tile`: per tile of outputs,
+    one vector accumulator each, summed by halves after the K loop), where
+    K is a multiple of the lanes and AliasAnalysis proves the output
+    disjoint from the operands; else by the register tiles. With
     `parallel-blocks`, the N cache blocks are an `scf.forall` (tasks); a
     GEMM with fewer than 8 of them is split on its token count instead, its
     packed token blocks the `scf.forall` and, with too few tokens to pack,
     its N blocks. The
-    sums are the same in the same order either way. Linalg ops with
+    sums are in the same order whatever N or the thread count. Linalg ops with
     dynamic shapes stay for `convert-linalg-to-loops`. Implemented as a
     transform-dialect script generated per class of GEMM shapes.
   }];
@@ -47,7 +51,7 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
            "threads by tx-to-cpu{threads=N}); with fewer than 8 N blocks, "
            "the loop over its packed token blocks instead">,
     Option<"gemmPackMinTokens", "gemm-pack-min-tokens", "int64_t",
-           /*default=*/"32",
+           /*default=*/"112",
            "Pack the GEMM weight (each N block transposed once) when a "
            "call has at least this many tokens (0: never)">,
     Option<"gemmTokenBlock", "gemm-token-block", "int64_t",
@@ -55,6 +59,10 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
            "Token rows per block of a packed GEMM: the weight block is "
            "packed once, the token rows go over it in blocks of this many "
            "(0: all rows in one block)">,
+    ListOption<"gemmFewTokenTile", "gemm-few-token-tile", "int64_t",
+               "Tile rows,cols,lanes of the GEMMs of calls with fewer than "
+               "gemm-pack-min-tokens rows, vectorised along K (default "
+               "4,4,16; 0,0,0: the direct GEMM's register tiles instead)">,
     Option<"testUnsafeHoist", "test-unsafe-hoist", "bool", /*default=*/"false",
            "Testing only, UNSAFE: the accumulator hoisting ignores the own "
            "effects of ops with regions (a linalg op reading the buffer), so "

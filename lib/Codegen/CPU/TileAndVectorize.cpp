@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TxDialect/Analysis/TxAliasAnalysis.h"
 #include "TxDialect/Codegen/CPUCodegen.h"
 #include "TxDialect/Conversion/TxToLinalg.h"
 #include "TxDialect/Diagnostics.h"
@@ -48,13 +49,12 @@ namespace {
 
 /// Marks on the payload ops while the pass runs: a GEMM's class (the
 /// transform scripts match each class by it), the weight packing of
-/// packGemms and the GEMMs on the packed weight, and the two copies of a GEMM
-/// split on its token count (splitOnTokenCount).
+/// packGemms and the GEMMs on the packed weight, and the many-tokens copy of
+/// a GEMM split on its token count (splitOnTokenCount).
 constexpr StringLiteral kGemmClassAttr = "tx.gemm_class";
 constexpr StringLiteral kPackAttr = "tx.pack";
 constexpr StringLiteral kPackedAttr = "tx.packed";
 constexpr StringLiteral kManyTokensAttr = "tx.many_tokens";
-constexpr StringLiteral kFewTokensAttr = "tx.few_tokens";
 
 /// With threads, a GEMM with at least this many N cache blocks runs them as
 /// tasks; one with fewer (or none) runs its packed token blocks as tasks
@@ -66,16 +66,21 @@ constexpr int64_t kMinNBlockTasks = 8;
 enum class Tasks { None, NBlocks, TokenBlocks };
 
 /// How one class of GEMMs is blocked for the cache: blocks of `nc` x `kc`
-/// of the weight (0: that dimension is not blocked), its tasks, and
-/// whether packGemms may pack it (then its K blocks are made by packGemms
-/// inside the token blocks, and by tileClass for the direct GEMM).
+/// of the weight (0: that dimension is not blocked), its tasks, whether
+/// packGemms may pack it (then its K blocks are made by packGemms inside
+/// the token blocks), and whether it is the few-tokens copy of a GEMM split
+/// on its token count (never packed). The direct GEMMs of both run only
+/// with fewer than gemm-pack-min-tokens rows (belowPacking): the few-token
+/// kernel where it applies, else register tiles after K blocks of tileClass.
 struct GemmClass {
   int64_t nc = 0, kc = 0;
   Tasks tasks = Tasks::None;
   bool packable = false;
+  bool fewTokens = false;
+  bool belowPacking() const { return packable || fewTokens; }
   bool operator==(const GemmClass &o) const {
     return nc == o.nc && kc == o.kc && tasks == o.tasks &&
-           packable == o.packable;
+           packable == o.packable && fewTokens == o.fewTokens;
   }
 };
 
@@ -206,11 +211,12 @@ Value matchClass(ScriptBuilder &s, Value root, unsigned index) {
 
 /// The cache blocks of the GEMMs of class `index`: loops over N, then K
 /// blocks, so that one weight block stays in cache while every token row
-/// passes over it (a packable class: the N blocks only, see packGemms).
+/// passes over it (N blocks only when its direct GEMMs run below the
+/// packing threshold: see packGemms and tileClass).
 /// Nothing when the class is not blocked.
 void blockClass(ScriptBuilder &s, Value root, unsigned index,
                 const GemmClass &c) {
-  int64_t kc = c.packable ? 0 : c.kc;
+  int64_t kc = c.belowPacking() ? 0 : c.kc;
   if (c.nc <= 0 && kc <= 0)
     return;
   s.foreach(matchClass(s, root, index), [&](Value one) {
@@ -267,20 +273,10 @@ void tagClass(Operation *op, SmallVectorImpl<Key> &classes, const Key &key) {
                                it - classes.begin()));
 }
 
-/// Whether `mm` is y = x W^T: maps (m, k), (n, k), (m, n).
-bool isTransposedB(linalg::MatmulOp mm) {
-  MLIRContext *ctx = mm.getContext();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  SmallVector<AffineMap> want = AffineMap::inferFromExprList(
-      ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {n, k}, {m, n}}, ctx);
-  return mm.getIndexingMapsArray() == ArrayRef<AffineMap>(want);
-}
-
 /// Splits `mm` on its token count: `scf.if rows >= minTokens` with a copy
 /// marked kManyTokensAttr (packGemms packs it without a check and runs its
-/// token blocks as tasks) and `mm`, marked kFewTokensAttr, in the else
-/// branch (never packed). Returns the copy.
+/// token blocks as tasks) and `mm` in the else branch (its class's
+/// fewTokens: never packed). Returns the copy.
 linalg::MatmulOp splitOnTokenCount(linalg::MatmulOp mm, int64_t minTokens) {
   OpBuilder b(mm);
   Location loc = mm.getLoc();
@@ -293,7 +289,6 @@ linalg::MatmulOp splitOnTokenCount(linalg::MatmulOp mm, int64_t minTokens) {
   auto many = cast<linalg::MatmulOp>(b.clone(*mm));
   many->setAttr(kManyTokensAttr, b.getUnitAttr());
   mm->moveBefore(branch.elseBlock()->getTerminator());
-  mm->setAttr(kFewTokensAttr, b.getUnitAttr());
   return many;
 }
 
@@ -570,8 +565,23 @@ struct TxCpuTileAndVectorizePass
     std::optional<SmallVector<int64_t>> block =
         sizes(gemmCacheTile, {256, 256}, 0,
               "gemm-cache-tile must be two sizes N,K (0: no cache blocking)");
-    if (!tile || !packedTile || !block)
+    std::optional<SmallVector<int64_t>> fewTile =
+        sizes(gemmFewTokenTile, {4, 4, 16}, 0,
+              "gemm-few-token-tile must be three sizes rows,cols,lanes (0: "
+              "off), lanes a power of two");
+    if (!tile || !packedTile || !block || !fewTile)
       return signalPassFailure();
+    std::optional<tx::FewTokenTile> fewTokenTile;
+    if (llvm::all_of(*fewTile, [](int64_t v) { return v > 0; })) {
+      if (!llvm::isPowerOf2_64((*fewTile)[2])) {
+        tx::emitErrorAt(getOperation())
+            << "gemm-few-token-tile: lanes must be a power of two, not "
+            << (*fewTile)[2];
+        return signalPassFailure();
+      }
+      fewTokenTile = tx::FewTokenTile{(*fewTile)[0], (*fewTile)[1],
+                                      (*fewTile)[2]};
+    }
     // Each GEMM gets the class of its shapes (see GemmClass). With
     // threads, one with few N blocks is split on its token count first
     // (splitOnTokenCount): packed, its token blocks are the tasks.
@@ -590,7 +600,7 @@ struct TxCpuTileAndVectorizePass
                            std::lcm((*tile)[2], (*packedTile)[2]));
       if (parallelBlocks)
         gemm.tasks = gemm.nc > 0 ? Tasks::NBlocks : Tasks::None;
-      gemm.packable = gemmPackMinTokens > 0 && isTransposedB(mm) &&
+      gemm.packable = gemmPackMinTokens > 0 && tx::isTransposedB(mm) &&
                       w.hasStaticShape();
       int64_t rows = a.getDimSize(0);
       bool fewNBlocks =
@@ -603,6 +613,7 @@ struct TxCpuTileAndVectorizePass
         many.tasks = Tasks::TokenBlocks;
         tagClass(splitOnTokenCount(mm, gemmPackMinTokens), classes, many);
         gemm.packable = false;
+        gemm.fewTokens = true;
       }
       tagClass(mm, classes, gemm);
     }
@@ -613,6 +624,22 @@ struct TxCpuTileAndVectorizePass
         })))
       return signalPassFailure();
     packGemms(getOperation(), gemmPackMinTokens, gemmTokenBlock, classes);
+    // The direct GEMMs that run with fewer than gemm-pack-min-tokens rows:
+    // the few-token kernel where it applies (the same GEMMs, unblocked
+    // along K, with and without threads, so that both sum in the same
+    // order).
+    if (fewTokenTile) {
+      SmallVector<linalg::MatmulOp> direct;
+      getOperation().walk([&](linalg::MatmulOp mm) {
+        auto index = mm->getAttrOfType<IntegerAttr>(kGemmClassAttr);
+        if (index && !mm->hasAttr(kPackedAttr) &&
+            classes[index.getInt()].belowPacking())
+          direct.push_back(mm);
+      });
+      tx::TxAliasAnalysis aa;
+      for (linalg::MatmulOp mm : direct)
+        tx::lowerFewTokenGemm(mm, *fewTokenTile, aa);
+    }
     // Register tiles: packed GEMMs (contiguous rows, no transposes) take
     // the wider gemm-packed-tile where it divides their block; the direct
     // GEMMs of packable classes get their K blocks first.
@@ -623,7 +650,7 @@ struct TxCpuTileAndVectorizePass
         return;
       const GemmClass &cls = classes[index.getInt()];
       bool packed = mm->hasAttr(kPackedAttr);
-      int64_t kBlock = cls.packable && !packed ? cls.kc : 0;
+      int64_t kBlock = cls.belowPacking() && !packed ? cls.kc : 0;
       auto a = cast<MemRefType>(mm.getDpsInputs()[0].getType());
       auto c = cast<MemRefType>(mm.getDpsInits()[0].getType());
       SmallVector<int64_t> t = *tile;
@@ -651,7 +678,6 @@ struct TxCpuTileAndVectorizePass
       op->removeAttr(kPackAttr);
       op->removeAttr(kPackedAttr);
       op->removeAttr(kManyTokensAttr);
-      op->removeAttr(kFewTokensAttr);
     });
     tx::hoistLoopAccumulators(getOperation(), testUnsafeHoist);
     if (failed(applyScript(lowerVectors)))

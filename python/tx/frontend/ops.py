@@ -861,11 +861,15 @@ class Ops:
         if name == "permute":
             perm = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
                 else list(args)
+            if not args and "dims" in kwargs:
+                perm = list(kwargs["dims"])
             t = self.tensor(t, node)
             n = len(t.dims)
-            if sorted(p % n for p in perm) != list(range(n)):
-                raise FrontendError("bad permutation %r" % (perm,), node)
-            return V.Tensor(t.value, [t.dims[p % n] for p in perm], tlayout=t.tlayout)
+            perm = [self.dim_index(p, n, "permute", node) for p in perm]
+            if sorted(perm) != list(range(n)):
+                raise FrontendError("permute: %r is not a permutation of the %d dimensions"
+                                    % (perm, n), node)
+            return V.Tensor(t.value, [t.dims[p] for p in perm], tlayout=t.tlayout)
         if name == "matmul":
             return self.matmul(t, args[0] if args else kwargs.get("other"), node)
         if name == "repeat_interleave":

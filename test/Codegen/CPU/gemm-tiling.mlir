@@ -4,10 +4,16 @@
 // gemm-token-block token rows (all rows with gemm-token-block=0) a loop over
 // K blocks, each multiplying the rows' K block, read in place (no copy),
 // with the wider packed register tile (the output rows stay in cache across
-// the K blocks); else the direct GEMM, K blocks outside its register tiles; in
-// both, the accumulator carried through the K loop in registers when
-// AliasAnalysis proves nothing else in the loop touches it.
+// the K blocks); else the few-token kernel, vectorised along K (one vector
+// accumulator per output of a 4x4 tile over the whole K, summed by halves
+// after the loop, then the rows left one at a time), or with
+// gemm-few-token-tile=0,0,0 (and where the kernel does not apply) the direct
+// GEMM, K blocks outside its register tiles; in the register tiles, the
+// accumulator carried through the K loop in registers when AliasAnalysis
+// proves nothing else in the loop touches it.
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize | FileCheck %s
+// RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-few-token-tile=0,0,0 | FileCheck %s --check-prefix=DIRECT
+// RUN: not tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-few-token-tile=4,4,12 2>&1 | FileCheck %s --check-prefix=BADFEW
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-pack-min-tokens=0 | FileCheck %s --check-prefix=NOPACK
 // RUN: tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-token-block=0 | FileCheck %s --check-prefix=ONEBLOCK
 // RUN: not tx-opt %s --split-input-file --tx-cpu-tile-and-vectorize=gemm-packed-tile=8,0,8 2>&1 | FileCheck %s --check-prefix=BAD
@@ -23,11 +29,11 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK-LABEL: func.func @fresh_output
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
 // CHECK-DAG: %[[C512:.+]] = arith.constant 512 : index
-// CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
+// CHECK-DAG: %[[C112:.+]] = arith.constant 112 : index
 // CHECK-DAG: %[[C128:.+]] = arith.constant 128 : index
 // CHECK-DAG: %[[C1024:.+]] = arith.constant 1024 : index
 // CHECK: %[[X:.+]] = memref.subview %arg0[0, 0]
-// CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C32]]
+// CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C112]]
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[C512]] step %[[C256]]
 // CHECK:     scf.if %[[MANY]] {
 // CHECK:       %[[WT:.+]] = memref.alloc() : memref<1024x256xf32>
@@ -43,13 +49,33 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK:       vector.transfer_write %[[PSUM]]
 // CHECK:       memref.dealloc %[[WT]]
 // CHECK:     } else {
-// CHECK:       scf.for %{{.+}} = %{{.+}} to %[[C1024]] step %[[C256]]
-// CHECK:       %[[ACC:.+]] = vector.transfer_read
-// CHECK:       %[[SUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%{{.+}} = %[[ACC]]) -> (vector<8x8xf32>)
-// CHECK-NOT:     vector.transfer_write
-// CHECK:         vector.fma
-// CHECK:         scf.yield
-// CHECK:       vector.transfer_write %[[SUM]]
+// CHECK:       %[[REST:.+]] = arith.remui %{{.+}}, %c4
+// CHECK:       %[[MAIN:.+]] = arith.subi %{{.+}}, %[[REST]]
+// CHECK:       scf.for %[[N0:.+]] = %c0 to %[[C256]] step %c4 {
+// CHECK:         scf.for %[[M0:.+]] = %c0 to %[[MAIN]] step %c4 {
+// CHECK:           %[[SUMS:.+]]:16 = scf.for %[[K0:.+]] = %c0 to %[[C1024]] step %c16 iter_args(
+// CHECK-NOT:         memref.store
+// CHECK:             vector.load %{{.+}}[%[[N0]], %[[K0]]] {{.+}}, vector<16xf32>
+// CHECK:             vector.load %{{.+}}[%[[M0]], %[[K0]]] {{.+}}, vector<16xf32>
+// CHECK:             vector.fma {{.+}} : vector<16xf32>
+// CHECK:             scf.yield
+// CHECK:           %[[OLD:.+]] = memref.load %{{.+}}[%[[M0]], %[[N0]]]
+// CHECK:           vector.extract_strided_slice %[[SUMS]]#0 {offsets = [0], sizes = [8]
+// CHECK:           vector.extract_strided_slice %[[SUMS]]#0 {offsets = [8], sizes = [8]
+// CHECK:           %[[SUM:.+]] = arith.addf %[[OLD]], %{{.+}} : f32
+// CHECK:           memref.store %[[SUM]], %{{.+}}[%[[M0]], %[[N0]]]
+// CHECK:         scf.for %{{.+}} = %[[MAIN]] to %{{.+}} step %c1 {
+// CHECK:           scf.for %{{.+}} = %c0 to %[[C1024]] step %c16 iter_args({{.+}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// DIRECT-LABEL: func.func @fresh_output
+// DIRECT:     } else {
+// DIRECT:       scf.for %{{.+}} = %{{.+}} to %c1024 step %c256
+// DIRECT:       %[[ACC:.+]] = vector.transfer_read
+// DIRECT:       %[[SUM:.+]] = scf.for %{{.+}} = %{{.+}} to %c256 step %c8 iter_args(%{{.+}} = %[[ACC]]) -> (vector<8x8xf32>)
+// DIRECT-NOT:     vector.transfer_write
+// DIRECT:         vector.fma
+// DIRECT:         scf.yield
+// DIRECT:       vector.transfer_write %[[SUM]]
+// BADFEW: error: gemm-few-token-tile: lanes must be a power of two, not 12
 // ONEBLOCK-LABEL: func.func @fresh_output
 // ONEBLOCK: memref.alloc() : memref<1024x256xf32>
 // ONEBLOCK-NOT: step %c128
@@ -63,10 +89,10 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // With threads (parallel-blocks), a GEMM of fewer than 8 N blocks (here 2)
 // is split on its token count: with many tokens, packed without a further
 // check, its token blocks an scf.forall, each reading its rows in place
-// (the weight block packed once, shared); with few, the direct
-// GEMM, its N blocks an scf.forall.
+// (the weight block packed once, shared); with few, the few-token kernel,
+// its N blocks an scf.forall, over the whole K as without threads.
 // PAR-LABEL: func.func @fresh_output
-// PAR: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %c32
+// PAR: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %c112
 // PAR: scf.if %[[MANY]] {
 // PAR-NOT: scf.if
 // PAR:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c256
@@ -78,7 +104,7 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // PAR: } else {
 // PAR:   scf.forall (%{{.+}}) in (2) {
 // PAR-NOT: memref.alloc
-// PAR:   iter_args(%{{.+}} = %{{.+}}) -> (vector<8x8xf32>)
+// PAR:   scf.for %{{.+}} = %c0 to %c1024 step %c16 iter_args(
 func.func @fresh_output(%x: memref<?x1024xf32>) -> memref<?x512xf32> {
   %c0 = arith.constant 0 : index
   %m = memref.dim %x, %c0 : memref<?x1024xf32>
@@ -95,8 +121,16 @@ func.func @fresh_output(%x: memref<?x1024xf32>) -> memref<?x512xf32> {
 #c = affine_map<(m, n, k) -> (m, n)>
 
 // The output is an argument, which may alias the other arguments: the
+// few-token kernel (which writes the outputs after all reads) runs when
+// the address ranges are apart at run time; else the register tiles, whose
 // accumulator is read and written in every K iteration.
 // CHECK-LABEL: func.func @output_argument
+// CHECK-DAG: %[[Y:.+]] = memref.extract_aligned_pointer_as_index %arg2
+// CHECK-DAG: %[[X:.+]] = memref.extract_aligned_pointer_as_index %arg0
+// CHECK: %[[APART:.+]] = arith.andi
+// CHECK: scf.if %[[APART]] {
+// CHECK: step %c16 iter_args(
+// CHECK: } else {
 // CHECK-NOT: iter_args
 // CHECK: vector.transfer_write
 // CHECK: return

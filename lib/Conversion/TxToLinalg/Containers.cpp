@@ -29,6 +29,7 @@
 #include "TxDialect/Diagnostics.h"
 #include "TxDialect/TxOps.h"
 
+#include "mlir/IR/Dominance.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -80,8 +81,11 @@ static bool isFreshAllocation(Value v) {
 /// Whether `op` may write `buffer` by its own effects. A write to a result
 /// the op allocates is to a fresh buffer, never `buffer`; nor is a write to
 /// another allocation when `buffer` is one read from a container (a copy
-/// the lowering allocates).
-static bool mayWrite(Operation *op, Value buffer, TxAliasAnalysis &aa) {
+/// the lowering allocates), nor to a buffer allocated after `containerOp`
+/// (which `buffer` was stored by or read from): nothing is freed at this
+/// level, so a new allocation is apart from every buffer that exists.
+static bool mayWrite(Operation *op, Value buffer, Operation *containerOp,
+                     DominanceInfo &dom, TxAliasAnalysis &aa) {
   auto iface = dyn_cast<MemoryEffectOpInterface>(op);
   if (!iface)
     return true;
@@ -103,6 +107,9 @@ static bool mayWrite(Operation *op, Value buffer, TxAliasAnalysis &aa) {
     Value root = getViewRoot(buffer);
     if (root.getDefiningOp<ContainerGetOp>() && getViewRoot(v) != root &&
         (isFreshAllocation(v) || getViewRoot(v).getDefiningOp<ContainerGetOp>()))
+      continue;
+    if (isFreshAllocation(v) &&
+        dom.properlyDominates(containerOp, getViewRoot(v).getDefiningOp()))
       continue;
     if (!aa.alias(v, buffer).isNo())
       return true;
@@ -128,12 +135,13 @@ static LogicalResult checkNoWritesAfter(FunctionOpInterface func) {
       leaves.push_back(op);
   });
   TxAliasAnalysis aa;
+  DominanceInfo dom(func);
   bool failed = false;
   auto check = [&](Operation *containerOp, Value buffer, StringRef what) {
     for (Operation *op : leaves) {
       if (isa<ContainerSetOp, ContainerGetOp>(op) ||
           !mayRunAfter(op, containerOp, order) ||
-          !mayWrite(op, buffer, aa))
+          !mayWrite(op, buffer, containerOp, dom, aa))
         continue;
       InFlightDiagnostic diag = emitErrorAt(op);
       diag << "may write a buffer " << what

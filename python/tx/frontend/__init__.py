@@ -189,8 +189,17 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
     prefix = prefix.replace("{layer_idx}", str(layer_idx))
     _declare_symbols(tr, em, prefix, dtype)
 
-    # forward's arguments, by name (table.FORWARD_ARGS).
-    forward = src.method(cls, "forward", cls)
+    # forward's arguments, by name (table.FORWARD_ARGS); or those of the
+    # class's own __call__, which is what PyTorch's model(...) runs when a
+    # class of the file overrides it (as for a submodule's call).
+    forward = src.method(cls, "__call__", cls, required=False)
+    if forward is not None and (forward.args.vararg or forward.args.kwarg):
+        raise FrontendError("the entry class's __call__ takes *%s: which inputs it passes "
+                            "on is not known here; not supported (an entry that does not "
+                            "override __call__ is imported from its forward)"
+                            % ("args" if forward.args.vararg else "*kwargs"), forward)
+    if forward is None:
+        forward = src.method(cls, "forward", cls)
     width = next((config.data[k] for k in _WIDTH_KEYS if isinstance(config.data.get(k), int)),
                  None)
     a = forward.args

@@ -60,6 +60,7 @@ CLASS_DEFAULTS = {
                     head_dim=None, max_position_embeddings=4096 * 32),
     "mixtral": dict(_LLAMA_LIKE, sliding_window=None, num_key_value_heads=8,
                     head_dim=None, max_position_embeddings=4096 * 32, rope_theta=1e6,
+                    rms_norm_eps=1e-5,
                     num_experts_per_tok=2, num_local_experts=8),
     "qwen2": dict(_LLAMA_LIKE, use_sliding_window=False, sliding_window=4096,
                   max_window_layers=28, max_position_embeddings=32768,

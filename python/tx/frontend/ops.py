@@ -417,6 +417,11 @@ class Ops:
         unit = self.unit_view(t, sizes)
         if unit is not None:
             return unit
+        if copy and t.tlayout is not None and not self.is_contiguous(t):
+            # PyTorch lays the tensor out in another order than its
+            # dimensions (an attention output transposed back): reshape
+            # copies it, so a later in-place write reaches one of the two.
+            t = self.contiguous_copy(t, node)
         if not t.identity():
             raise FrontendError("view/reshape of a transposed tensor is not supported "
                                 "(tx buffers stay token-major)", node)
@@ -801,7 +806,9 @@ class Ops:
         shape = list(first.type.shape)
         shape[axis] = sum(x.type.shape[axis] for x in ts)
         out = self.alloc(MemRef(shape, first.type.dtype), first, node, "cat")
-        whole = V.Tensor(out, first.dims)
+        # PyTorch's result is a new tensor, contiguous in the order of its
+        # dimensions (whatever the buffer's order).
+        whole = V.Tensor(out, first.dims, tlayout=first.dims)
         start = 0
         for x in ts:
             part = self.narrow(whole, axis, start, x.type.shape[axis], node)
@@ -1292,7 +1299,9 @@ class Ops:
         self.em.op([out], lambda: "tx.attention %s, %s, %s scale %s%s : %s, %s, %s -> %s" % (
             q.value, k.value, v.value, float_literal(scale), attrs, q.type, k.type, v.type,
             out.type), node)
-        return V.Tensor(out, q.dims)
+        # PyTorch's result (the product with v) is a new tensor, contiguous in
+        # [batch, heads, tokens, head_dim] order.
+        return V.Tensor(out, q.dims, tlayout=q.dims)
 
     def effective_sliding_window(self, node):
         """The sliding window the config gives, as HF's config classes read

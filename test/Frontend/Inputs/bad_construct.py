@@ -56,3 +56,15 @@ class ExpandedTokens(nn.Module):
     def forward(self, hidden_states):
         key = self.kv(hidden_states)
         return key.expand(1, -1, 32)
+
+
+class BadPermute(nn.Module):
+    """A permutation with a dimension out of range (PyTorch raises)."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.proj = nn.Linear(config.hidden_size, config.hidden_size, bias=False)
+
+    def forward(self, hidden_states):
+        x = self.proj(hidden_states).view(1, -1, 4, 16)
+        return x.permute(0, 2, 1, 7)

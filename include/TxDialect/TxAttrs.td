@@ -34,7 +34,9 @@ def Tx_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary function", [
       I32EnumAttrCase<"gelu_tanh", 2>,
       I32EnumAttrCase<"relu", 3>,
       I32EnumAttrCase<"neg", 4>,
-      I32EnumAttrCase<"exp", 5>
+      I32EnumAttrCase<"exp", 5>,
+      I32EnumAttrCase<"tanh", 6>,
+      I32EnumAttrCase<"sigmoid", 7>
     ]> {
   let cppNamespace = "::mlir::tx";
 }

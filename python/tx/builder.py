@@ -281,7 +281,7 @@ class FunctionBuilder:
                         % (q, k, v, _float(scale), attrs, q.type, k.type, v.type, out))
 
     def unary(self, kind, x, name=None):
-        """kind: silu, gelu, gelu_tanh, relu, neg, exp."""
+        """kind: silu, gelu, gelu_tanh, relu, neg, exp, tanh, sigmoid."""
         return self._op(name or kind, x.type, "tx.unary %s %s : %s -> %s" %
                         (kind, x, x.type, x.type))
 

@@ -64,6 +64,17 @@ static Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
   case UnaryKind::exp:
     r = math::ExpOp::create(b, loc, v);
     break;
+  case UnaryKind::tanh:
+    r = math::TanhOp::create(b, loc, v);
+    break;
+  case UnaryKind::sigmoid:
+    // 1 / (1 + exp(-x)), as silu's
+    r = arith::DivFOp::create(
+        b, loc, c(1.0),
+        arith::AddFOp::create(
+            b, loc, c(1.0),
+            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v))));
+    break;
   }
   return fromCompute(b, loc, r, elemType);
 }

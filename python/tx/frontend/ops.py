@@ -955,7 +955,7 @@ class Ops:
             return self.copy_into(a["src"], t, node)
         if name == "new_empty":
             return self.new_empty(t, args, kwargs, node)
-        if kind in ("exp", "neg", "relu"):
+        if kind in ("exp", "neg", "relu", "tanh", "sigmoid"):
             bind("Tensor.%s" % name, [], args, kwargs, node)
             if name.endswith("_"):
                 return self.unary_into(kind, t, t, node)
@@ -1638,6 +1638,8 @@ class Ops:
                                                        else None)
             if name == "square" or (exponent == 2 and not isinstance(exponent, bool)):
                 return chain("sq")
+            if exponent == 3 and not isinstance(exponent, bool):
+                return self.cube(t, node)
             return None
         if self.norm_dim(t, args, kwargs, node, name) is None:
             return None
@@ -1650,6 +1652,10 @@ class Ops:
             return chain("var", of="var")
         raise FrontendError("x.var(-1, keepdim=True) with Bessel's correction (unbiased): "
                             "a LayerNorm's variance is biased (unbiased=False)", node)
+
+    def cube(self, t, node):
+        """x ** 3 (torch.pow(x, 3), x.pow(3)) as PyTorch computes it: (x * x) * x."""
+        return self.binary("mul", self.binary("mul", t, t, node), t, node)
 
     def norm_mark(self):
         block = self.em.blocks[-1]

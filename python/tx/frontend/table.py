@@ -226,6 +226,8 @@ MODULES = {
     "torch.nn.Identity": identity_module,
     "torch.nn.SiLU": activation_module("silu", "nn.SiLU"),
     "torch.nn.ReLU": activation_module("relu", "nn.ReLU"),
+    "torch.nn.Sigmoid": activation_module("sigmoid", "nn.Sigmoid"),
+    "torch.nn.Tanh": activation_module("tanh", "nn.Tanh"),
     "torch.nn.GELU": gelu_module,
     "torch.nn.RMSNorm": norm_factory(affine_arg="elementwise_affine"),
     "torch.nn.LayerNorm": layernorm_module,
@@ -492,6 +494,7 @@ ACT2FN = {
     # HF's ReLUSquaredActivation (Nemotron, Primer): relu, then its square
     # (table.COMPOSITE_ACTIVATIONS).
     "relu2": "relu2",
+    "sigmoid": "sigmoid", "tanh": "tanh",
 }
 
 # Activations tx has no one op for, composed of tx ops in PyTorch's order:
@@ -757,12 +760,12 @@ def full(tr, node, args, kwargs):
 
 def tanh_function(name):
     """torch.tanh(x): of attention scores Gemma 2's soft-capping (a step of
-    the chain); of another tensor an opaque call (tx has no tanh op)."""
+    the chain); of another tensor tx.unary tanh."""
     def handler(tr, node, args, kwargs):
         x = _arg(args, kwargs, 0, "input", node)
         if isinstance(x, V.AttentionChain):
             return tr.chain_tanh(x, node)
-        return tr.opaque(name, args, kwargs, node)
+        return unary_function("tanh", name)(tr, node, args, kwargs)
     return handler
 
 
@@ -944,6 +947,8 @@ FUNCTIONS = {
     "torch.relu": unary_function("relu", "torch.relu"),
     "torch.nn.functional.gelu": gelu_function,
     "torch.exp": unary_function("exp", "torch.exp"),
+    "torch.sigmoid": unary_function("sigmoid", "torch.sigmoid"),
+    "torch.nn.functional.sigmoid": unary_function("sigmoid", "F.sigmoid"),
     "torch.neg": unary_function("neg", "torch.neg"),
     "torch.add": binary_function("add", "torch.add"),
     "torch.sub": binary_function("sub", "torch.sub"),

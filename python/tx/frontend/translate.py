@@ -667,7 +667,10 @@ class Translator(Ops):
         if isinstance(base, V.Unavailable):
             raise FrontendError(base.why, e)
         if isinstance(base, V.Dotted):
-            return V.Dotted(base.name + "." + name)
+            dotted = base.name + "." + name
+            if base.name == "math" and isinstance(getattr(math, name, None), float):
+                return getattr(math, name)  # math.pi, math.e, math.inf, math.tau
+            return V.Dotted(dotted)
         if isinstance(base, V.Config):
             return self.config_get(base, name, e)
         if isinstance(base, V.Instance):
@@ -890,6 +893,9 @@ class Translator(Ops):
         if op is ast.Pow and isinstance(a, V.Tensor) and b == 2 and \
                 not isinstance(b, bool):
             return self.norm_start(a, "pow", [2], {}, node)  # x ** 2 of a norm
+        if op is ast.Pow and isinstance(a, V.Tensor) and b == 3 and \
+                not isinstance(b, bool):
+            return self.cube(a, node)
         if isinstance(a, V.Tensor) or isinstance(b, V.Tensor):
             if op not in _TENSOR_BINOPS:
                 raise FrontendError("unsupported operator on tensors", node)

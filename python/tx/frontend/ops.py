@@ -860,6 +860,8 @@ class Ops:
             raise FrontendError("unsupported method '%s' of %s" % (name, self.describe(obj)),
                                 node)
         t = obj
+        if name == "flatten":
+            return self.flatten(t, args, kwargs, node)
         if name in ("view", "reshape"):
             return self.view(t, args, node, copy=name == "reshape")
         if name == "transpose":
@@ -1652,6 +1654,25 @@ class Ops:
             return chain("var", of="var")
         raise FrontendError("x.var(-1, keepdim=True) with Bessel's correction (unbiased): "
                             "a LayerNorm's variance is biased (unbiased=False)", node)
+
+    def flatten(self, t, args, kwargs, node):
+        """x.flatten(start_dim=0, end_dim=-1) (torch.flatten too): dimensions
+        start..end merged, as reshape (a view where they merge in place, else
+        a copy); the tensor itself when start == end."""
+        a = bind("flatten", [("start_dim", 0), ("end_dim", -1)], args, kwargs, node)
+        t = self.tensor(t, node)
+        n = len(t.dims)
+        start = self.dim_index(a["start_dim"], n, "flatten", node)
+        end = self.dim_index(a["end_dim"], n, "flatten", node)
+        if start > end:
+            raise FrontendError("flatten: start_dim %d after end_dim %d" % (start, end), node)
+        if start == end:
+            return t
+        sizes = list(t.sizes())
+        merged = 1
+        for s in sizes[start:end + 1]:
+            merged = -1 if s is V.TOKENS or merged == -1 else merged * s
+        return self.view(t, sizes[:start] + [merged] + sizes[end + 1:], node, copy=True)
 
     def cube(self, t, node):
         """x ** 3 (torch.pow(x, 3), x.pow(3)) as PyTorch computes it: (x * x) * x."""

@@ -18,14 +18,26 @@ def _plain(fn):
     """A Python builtin applied to import-time values."""
     @_builtin
     def call(tr, node, args, kwargs):
+        def plain(v):
+            # A builtin passed on (max(..., key=abs)) is Python's own.
+            if callable(v) and hasattr(v, "python"):
+                return v.python
+            if callable(v) or isinstance(v, (V.FunctionRef, V.ClassRef)):
+                raise FrontendError("%s() with a function of the file or a builtin other "
+                                    "than a plain one as an argument is not supported"
+                                    % fn.__name__, node)
+            return v
+        args = [plain(v) for v in args]
+        kwargs = {k: plain(v) for k, v in kwargs.items()}
         for v in list(args) + list(kwargs.values()):
-            if not tr._python(v, node):
+            if not callable(v) and not tr._python(v, node):
                 raise FrontendError("%s() of %s is not supported"
                                     % (fn.__name__, tr.describe(v)), node)
         try:
             return fn(*args, **kwargs)
         except Exception as err:
             raise FrontendError("%s(): %s" % (fn.__name__, err), node) from None
+    call.python = fn
     return call
 
 

@@ -844,6 +844,15 @@ def split_function(name):
     return handler
 
 
+def flatten(tr, node, args, kwargs):
+    """torch.flatten(input, start_dim=0, end_dim=-1): the tensor method."""
+    kwargs = dict(kwargs)
+    named = "input" in kwargs
+    t = kwargs.pop("input") if named else _arg(args, kwargs, 0, "input", node)
+    rest = list(args) if named else list(args[1:])
+    return tr.flatten(t, rest, kwargs, node)
+
+
 def sdpa(tr, node, args, kwargs):
     """F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0,
     is_causal=False, scale=None): [batch, heads, tokens, head_dim]."""
@@ -961,6 +970,7 @@ FUNCTIONS = {
     "torch.cat": cat, "torch.concat": cat, "torch.concatenate": cat,
     "torch.chunk": split_function("chunk"), "torch.split": split_function("split"),
     "torch.narrow": split_function("narrow"),
+    "torch.flatten": flatten,
     "apply_rotary_pos_emb": rotary_pair,
     "eager_attention_forward": eager_attention,
     "torch.matmul": matmul,

@@ -931,6 +931,8 @@ class Translator(Ops):
             if isinstance(e.op, ast.USub):
                 return self.unary("neg", value, e)
             raise FrontendError("unsupported unary operator on a tensor", e)
+        if not self._python(value, e):
+            raise FrontendError("unsupported unary operator on %s" % self.describe(value), e)
         if isinstance(e.op, ast.USub):
             return -value
         if isinstance(e.op, ast.UAdd):
@@ -998,6 +1000,11 @@ class Translator(Ops):
         if left == right and op in (ast.Eq, ast.NotEq):
             # Two tensors' devices (or dtypes): one device, one dtype.
             return op is ast.Eq
+        if op in (ast.In, ast.NotIn) and left == "tensor.dtype" and \
+                isinstance(right, (list, tuple)):
+            # Baichuan's `self.weight.dtype in [torch.float16, torch.bfloat16]`.
+            found = any(self.compare_dtype(left, x, ast.Eq, node) for x in right)
+            return found if op is ast.In else not found
         other = right if left == "tensor.dtype" else left
         if op in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot) and \
                 "tensor.dtype" in (left, right) and isinstance(other, V.Dotted):
@@ -1822,6 +1829,13 @@ class Translator(Ops):
             return "parameter 'self.%s'" % v.path
         if isinstance(v, V.Spec):
             return "layer 'self.%s'" % v.path
+        if isinstance(v, (list, tuple)):
+            # Its items as this describes them, not Python's reprs.
+            items = ", ".join(repr(x) if isinstance(x, (int, float, str, type(None)))
+                              else self.describe(x) for x in v[:4]) + \
+                (", ..." if len(v) > 4 else "")
+            return ("%s [%s]" if isinstance(v, list) else "%s (%s)") % (type(v).__name__,
+                                                                         items)
         return "%s %r" % (type(v).__name__, v) if not isinstance(v, object.__class__) \
             else type(v).__name__
 

@@ -68,3 +68,17 @@ class BadPermute(nn.Module):
     def forward(self, hidden_states):
         x = self.proj(hidden_states).view(1, -1, 4, 16)
         return x.permute(0, 2, 1, 7)
+
+
+class NegTokens(nn.Module):
+    """-q_len (a mask slice `[:, :, -q_len:]`): the token count is not a
+    number at import (it had been the frontend's own TypeError text)."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.proj = nn.Linear(config.hidden_size, config.hidden_size, bias=False)
+
+    def forward(self, hidden_states):
+        bsz, q_len, _ = hidden_states.size()
+        start = -q_len
+        return self.proj(hidden_states)[:, start:]

@@ -28,8 +28,9 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
     across the K blocks). A call with fewer rows multiplies them by the
     weight vectorised along K (`gemm-few-token-tile`: per tile of outputs,
     one vector accumulator each, summed by halves after the K loop), where
-    K is a multiple of the lanes and AliasAnalysis proves the output
-    disjoint from the operands; else by the register tiles. With
+    K is a multiple of the lanes (where AliasAnalysis cannot prove the
+    output disjoint from the operands, their address ranges decide at run
+    time); else by the register tiles. With
     `parallel-blocks`, the N cache blocks are an `scf.forall` (tasks); a
     GEMM with fewer than 8 of them is split on its token count instead, its
     packed token blocks the `scf.forall` and, with too few tokens to pack,

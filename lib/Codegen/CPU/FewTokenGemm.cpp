@@ -210,8 +210,8 @@ bool tx::isTransposedB(linalg::MatmulOp mm) {
 
 bool tx::lowerFewTokenGemm(linalg::MatmulOp mm, const FewTokenTile &tile,
                            TxAliasAnalysis &aa) {
-  if (!isTransposedB(mm) || !mm.hasPureBufferSemantics() || tile.rows <= 0 || tile.cols <= 0 || tile.lanes <= 0 ||
-      !llvm::isPowerOf2_64(tile.lanes))
+  if (!isTransposedB(mm) || !mm.hasPureBufferSemantics() || tile.rows <= 0 ||
+      tile.cols <= 0 || tile.lanes <= 0 || !llvm::isPowerOf2_64(tile.lanes))
     return false;
   Value x = mm.getDpsInputs()[0], w = mm.getDpsInputs()[1];
   Value y = mm.getDpsInits()[0];

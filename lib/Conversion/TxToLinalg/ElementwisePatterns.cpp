@@ -24,13 +24,17 @@ static Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
   Value v = toCompute(b, loc, x);
   Type ct = v.getType();
   auto c = [&](double d) { return floatConst(b, loc, ct, d); };
+  // 1 + exp(-x): the denominator of sigmoid (and of silu, x * sigmoid(x)).
+  auto onePlusExpNeg = [&] {
+    return arith::AddFOp::create(
+        b, loc, c(1.0),
+        math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v)));
+  };
   Value r;
   switch (kind) {
   case UnaryKind::silu: {
     // x * sigmoid(x) = x / (1 + exp(-x))
-    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v));
-    r = arith::DivFOp::create(b, loc, v,
-                              arith::AddFOp::create(b, loc, c(1.0), e));
+    r = arith::DivFOp::create(b, loc, v, onePlusExpNeg());
     break;
   }
   case UnaryKind::gelu: {
@@ -68,12 +72,7 @@ static Value buildUnary(OpBuilder &b, Location loc, UnaryKind kind, Value x) {
     r = math::TanhOp::create(b, loc, v);
     break;
   case UnaryKind::sigmoid:
-    // 1 / (1 + exp(-x)), as silu's
-    r = arith::DivFOp::create(
-        b, loc, c(1.0),
-        arith::AddFOp::create(
-            b, loc, c(1.0),
-            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v))));
+    r = arith::DivFOp::create(b, loc, c(1.0), onePlusExpNeg());
     break;
   }
   return fromCompute(b, loc, r, elemType);

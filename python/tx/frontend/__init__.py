@@ -101,7 +101,7 @@ def _importable_forward(src, cls):
 
 
 def _default_prefix(cls, inst, layer_idx):
-    if any(isinstance(v, V.ModuleList) for v in inst.attrs.values()):
+    if any(isinstance(v, V.ModuleList) and not v.sequential for v in inst.attrs.values()):
         return "model."
     if "DecoderLayer" in cls.name or cls.name.endswith("Block"):
         return "model.layers.%d." % layer_idx

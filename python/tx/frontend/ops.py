@@ -197,7 +197,7 @@ class Ops:
         """(tensor, tensor-or-scalar) for a binary op, checking broadcasting."""
         if not isinstance(lhs, V.Tensor):
             if not commutative:
-                raise FrontendError("a Python number on the left of '-' or '/' with a "
+                raise FrontendError("a Python number on the left of '/' with a "
                                     "tensor is not supported", node)
             lhs, rhs = rhs, lhs
         lhs = self.tensor(lhs, node)
@@ -257,6 +257,11 @@ class Ops:
             fused = self.fold_norm_weight(lhs, rhs, node)
             if fused is not None:
                 return fused
+        if kind == "sub" and isinstance(lhs, (int, float)) and not isinstance(lhs, bool) \
+                and isinstance(rhs, V.Tensor):
+            # c - x (1 - gate): -x + c, the same number (IEEE subtraction
+            # adds the negated operand exactly).
+            return self.binary("add", self.unary("neg", rhs, node), lhs, node)
         a, b = lhs, rhs
         block = self.em.blocks[-1]
         start = len(block.items)
@@ -912,6 +917,15 @@ class Ops:
                             t.tlayout[:d] + [None] + t.tlayout[d:])
         if name in ("chunk", "split", "narrow"):
             return self.split_method(name, t, args, kwargs, node)
+        if name == "unbind":
+            return self.unbind(t, args, kwargs, node)
+        if name == "unflatten":
+            return self.unflatten(t, args, kwargs, node)
+        if name == "select":
+            a = bind("Tensor.select", ["dim", "index"], args, kwargs, node)
+            t = self.tensor(t, node)
+            d = self.dim_index(a["dim"], len(t.dims), "select", node)
+            return self.tensor_index(t, tuple([slice(None)] * d + [a["index"]]), node)
         if name == "expand":
             return self.expand(t, args, kwargs, node)
         if name == "squeeze" and (args or kwargs):
@@ -1673,6 +1687,38 @@ class Ops:
         for s in sizes[start:end + 1]:
             merged = -1 if s is V.TOKENS or merged == -1 else merged * s
         return self.view(t, sizes[:start] + [merged] + sizes[end + 1:], node, copy=True)
+
+    def unbind(self, t, args, kwargs, node):
+        """x.unbind(dim=0) (torch.unbind too; `q, k, v = qkv.unbind(dim=2)`):
+        the tuple of x[..., i, ...] for every position i of dim, each a view
+        without that dimension, as PyTorch's."""
+        a = bind("unbind", [("dim", 0)], args, kwargs, node)
+        t = self.tensor(t, node)
+        d = self.dim_index(a["dim"], len(t.dims), "unbind", node)
+        size = t.sizes()[d]
+        if size is V.TOKENS:
+            raise FrontendError("unbind along the token dimension is not supported (its "
+                                "size is dynamic)", node)
+        prefix = [slice(None)] * d
+        return tuple(self.tensor_index(t, tuple(prefix + [i]), node) for i in range(size))
+
+    def unflatten(self, t, args, kwargs, node):
+        """x.unflatten(dim, sizes) (torch.unflatten too): dimension dim split
+        into `sizes` (one may be -1), a view as PyTorch's (Tensor.view of the
+        sizes around it)."""
+        a = bind("unflatten", ["dim", "sizes"], args, kwargs, node)
+        t = self.tensor(t, node)
+        d = self.dim_index(a["dim"], len(t.dims), "unflatten", node)
+        sizes = a["sizes"]
+        if not isinstance(sizes, (tuple, list)) or not sizes:
+            raise FrontendError("unflatten: sizes must be a non-empty tuple or list, got %s"
+                                % self.describe(sizes), node)
+        have = list(t.sizes())
+        if have[d] is V.TOKENS and V.TOKENS not in sizes and -1 not in sizes:
+            raise FrontendError("unflatten of the token dimension into sizes known at "
+                                "import (%s) is not supported (its size is dynamic)"
+                                % (list(sizes),), node)
+        return self.view(t, have[:d] + list(sizes) + have[d + 1:], node)
 
     def cube(self, t, node):
         """x ** 3 (torch.pow(x, 3), x.pow(3)) as PyTorch computes it: (x * x) * x."""

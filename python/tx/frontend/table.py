@@ -216,8 +216,23 @@ def module_list(tr, node, path, args, kwargs):
     return V.ModuleList(items)
 
 
+def sequential(tr, node, path, args, kwargs):
+    """nn.Sequential(*modules) or nn.Sequential(OrderedDict(name=module)):
+    items named by index or key (the checkpoint's mlp.0.weight, mlp.fc1.weight)."""
+    if kwargs:
+        raise FrontendError("nn.Sequential takes its modules by position", node)
+    if len(args) == 1 and isinstance(args[0], dict):
+        names, items = list(args[0].keys()), list(args[0].values())
+        if not all(isinstance(n, str) for n in names):
+            raise FrontendError("nn.Sequential(OrderedDict(...)) needs names that are "
+                                "strings", node)
+        return V.ModuleList(items, sequential=True, names=names)
+    return V.ModuleList(args, sequential=True)
+
+
 MODULES = {
     "torch.nn.Linear": linear,
+    "torch.nn.Sequential": sequential,
     "Conv1D": conv1d,  # transformers.pytorch_utils.Conv1D, or the file's own
     "torch.nn.Softmax": softmax_module,
     "torch.nn.ModuleList": module_list,
@@ -761,11 +776,12 @@ def full(tr, node, args, kwargs):
 def tanh_function(name):
     """torch.tanh(x): of attention scores Gemma 2's soft-capping (a step of
     the chain); of another tensor tx.unary tanh."""
+    plain = unary_function("tanh", name)
     def handler(tr, node, args, kwargs):
         x = _arg(args, kwargs, 0, "input", node)
         if isinstance(x, V.AttentionChain):
             return tr.chain_tanh(x, node)
-        return unary_function("tanh", name)(tr, node, args, kwargs)
+        return plain(tr, node, args, kwargs)
     return handler
 
 
@@ -833,24 +849,31 @@ def cat(tr, node, args, kwargs):
     return result
 
 
+def _tensor_and_rest(args, kwargs, node, names):
+    """torch.f(input, ...) as the method input.f(...): the tensor (positional
+    or by one of `names`), the other arguments and keywords."""
+    kwargs = dict(kwargs)
+    named = [n for n in names if n in kwargs]
+    t = kwargs.pop(named[0]) if named else _arg(args, kwargs, 0, "input", node)
+    rest = list(args) if named else list(args[1:])
+    return t, rest, kwargs
+
+
 def split_function(name):
     """torch.chunk/split/narrow(input, ...): the tensor methods."""
     def handler(tr, node, args, kwargs):
-        kwargs = dict(kwargs)
-        named = [n for n in ("input", "tensor") if n in kwargs]
-        t = kwargs.pop(named[0]) if named else _arg(args, kwargs, 0, "input", node)
-        rest = list(args) if named else list(args[1:])
+        t, rest, kwargs = _tensor_and_rest(args, kwargs, node, ("input", "tensor"))
         return tr.split_method(name, t, rest, kwargs, node)
     return handler
 
 
-def flatten(tr, node, args, kwargs):
-    """torch.flatten(input, start_dim=0, end_dim=-1): the tensor method."""
-    kwargs = dict(kwargs)
-    named = "input" in kwargs
-    t = kwargs.pop("input") if named else _arg(args, kwargs, 0, "input", node)
-    rest = list(args) if named else list(args[1:])
-    return tr.flatten(t, rest, kwargs, node)
+def tensor_method_function(name):
+    """torch.<name>(input, ...) (flatten, unflatten, unbind, select): the
+    tensor method of that name."""
+    def handler(tr, node, args, kwargs):
+        t, rest, kwargs = _tensor_and_rest(args, kwargs, node, ("input",))
+        return tr.method(tr.tensor(t, node), name, rest, kwargs, node)
+    return handler
 
 
 def sdpa(tr, node, args, kwargs):
@@ -970,7 +993,10 @@ FUNCTIONS = {
     "torch.cat": cat, "torch.concat": cat, "torch.concatenate": cat,
     "torch.chunk": split_function("chunk"), "torch.split": split_function("split"),
     "torch.narrow": split_function("narrow"),
-    "torch.flatten": flatten,
+    "torch.flatten": tensor_method_function("flatten"),
+    "torch.unflatten": tensor_method_function("unflatten"),
+    "torch.unbind": tensor_method_function("unbind"),
+    "torch.select": tensor_method_function("select"),
     "apply_rotary_pos_emb": rotary_pair,
     "eager_attention_forward": eager_attention,
     "torch.matmul": matmul,

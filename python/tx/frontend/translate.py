@@ -818,7 +818,9 @@ class Translator(Ops):
         if isinstance(base, V.Unavailable) and self.in_init:
             return base  # a tensor __init__ computes that the frontend cannot
         if isinstance(base, V.ModuleList):
-            return V.ModuleList(base.items[key]) if isinstance(key, slice) else base.items[key]
+            if isinstance(key, slice):
+                return V.ModuleList(base.items[key], base.sequential, base.names[key])
+            return base.items[key]
         if isinstance(base, V.Container):
             return V.ContainerRead(base, key, e)
         if isinstance(base, V.Tensor):
@@ -1133,6 +1135,11 @@ class Translator(Ops):
             return self.activation(func.kind, x, node)
         if isinstance(func, V.Identity):
             return self.one_arg(args, kwargs, node)
+        if isinstance(func, V.ModuleList) and func.sequential:
+            x = self.one_arg(args, kwargs, node)
+            for item in func.items:
+                x = self.call(item, [x], {}, node, env)
+            return x
         if isinstance(func, V.SoftmaxModule):
             x = self.one_arg(args, kwargs, node)
             if isinstance(x, V.AttentionChain):
@@ -1168,9 +1175,33 @@ class Translator(Ops):
             raise FrontendError("expected one argument, got %d" % len(values), node)
         return values[0]
 
+    def ordered_dict(self, args, kwargs, node):
+        """OrderedDict(), OrderedDict([(key, value), ...]), OrderedDict(key=value):
+        a dict of any values (modules too), in that order."""
+        if len(args) > 1:
+            raise FrontendError("OrderedDict takes at most one positional argument", node)
+        result = {}
+        if args:
+            pairs = args[0].items() if isinstance(args[0], dict) else args[0]
+            if not isinstance(pairs, (list, tuple)) and not isinstance(args[0], dict):
+                raise FrontendError("OrderedDict(...) of %s is not supported; expected a "
+                                    "list of (key, value) pairs" % self.describe(args[0]),
+                                    node)
+            for pair in pairs:
+                if not isinstance(pair, tuple) or len(pair) != 2:
+                    raise FrontendError("OrderedDict(...): each item must be a (key, value) "
+                                        "pair, got %s" % self.describe(pair), node)
+                result[pair[0]] = pair[1]
+        result.update(kwargs)
+        return result
+
     def call_named(self, name, args, kwargs, node):
         if self.src.is_logging(name):
             return None  # logger.warning_once(...), warnings.warn(...): no op
+        if name == "collections.OrderedDict":
+            # nn.Sequential(OrderedDict([("fc1", ...), ...])): a dict keeps
+            # insertion order, all an OrderedDict adds that the frontend reads.
+            return self.ordered_dict(args, kwargs, node)
         if self.in_init:
             factory = table.lookup_module(name)
             if factory is not None:
@@ -1730,11 +1761,7 @@ class Translator(Ops):
             # not the module's (a second `self.up = nn.Linear(..., bias=True)`
             # is the one forward calls and the checkpoint holds).
             self.undeclare(old)
-        if isinstance(value, V.ModuleList):
-            for i, item in enumerate(value.items):
-                self.rebase(item, "%s.%d" % (path, i))
-        else:
-            self.rebase(value, path)
+        self.rebase(value, path)
         alternative = self.linear_alternative(stmt) if value is None else None
         if alternative is not None:
             # The layer it would have been gives a call of it its type.
@@ -1769,16 +1796,16 @@ class Translator(Ops):
             value.path = path
             if value not in self.specs:
                 self.specs.append(value)
+        elif isinstance(value, V.ModuleList):
+            for name, item in zip(value.names, value.items):
+                self.rebase(item, "%s.%s" % (path, name))
         elif isinstance(value, V.Instance):
             value.path = path
             for name, attr in value.attrs.items():
-                if isinstance(attr, (V.Spec, V.Instance)):
+                if isinstance(attr, (V.Spec, V.Instance, V.ModuleList)):
                     self.rebase(attr, path + "." + name)
                 elif isinstance(attr, V.LinearWeight):
                     self.rebase(attr.layer, path)  # the weight of the module itself
-                elif isinstance(attr, V.ModuleList):
-                    for i, item in enumerate(attr.items):
-                        self.rebase(item, "%s.%s.%d" % (path, name, i))
 
     def linear_alternative(self, stmt):
         """`self.x = nn.Linear(...) if c else None`: x is a layer slot."""
@@ -1828,7 +1855,9 @@ class Translator(Ops):
         if isinstance(v, V.Param):
             return "parameter 'self.%s'" % v.path
         if isinstance(v, V.Spec):
-            return "layer 'self.%s'" % v.path
+            # Made but not yet an attribute (an nn.Linear in a list): no name.
+            return "layer 'self.%s'" % v.path if v.path else \
+                "a module (%s)" % type(v).__name__
         if isinstance(v, (list, tuple)):
             # Its items as this describes them, not Python's reprs.
             items = ", ".join(repr(x) if isinstance(x, (int, float, str, type(None)))

@@ -432,8 +432,15 @@ class Identity:
 
 
 class ModuleList:
-    def __init__(self, items):
+    """nn.ModuleList, or nn.Sequential (`sequential`: calling it calls each
+    item on the previous one's result); `names` the items' attribute names
+    (their indices, or the keys of nn.Sequential(OrderedDict(...)))."""
+
+    def __init__(self, items, sequential=False, names=None):
         self.items = list(items)
+        self.sequential = sequential
+        self.names = [str(i) for i in range(len(self.items))] if names is None \
+            else list(names)
 
 
 class Instance:

@@ -224,6 +224,12 @@ def _translate(src, config, entry, layer_idx, prefix, flags, dtype, test_break=N
         if kind in ("cos", "sin"):
             return tr.rope_arg(kind, kind)
         if kind == "mask":
+            if p.arg in table.PADDING_MASK_ARGS and any(
+                    q.arg in table.CAUSAL_MASK_ARGS for q in list(a.args) + list(a.kwonlyargs)):
+                # CLIP's (hidden_states, attention_mask, causal_attention_mask):
+                # the causal mask is the other one; this one is padding, which
+                # HF's model passes as None without padding tokens.
+                return None
             return V.CausalMask() if mask == "causal" else None
         if kind == "positions":
             return V.Positions()

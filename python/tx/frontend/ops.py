@@ -177,14 +177,22 @@ class Ops:
     def activation(self, kind, x, node):
         """An activation module or ACT2FN entry: tx.unary, or the steps of
         a composite one (table.COMPOSITE_ACTIVATIONS: relu2 is relu, then
-        the square y * y)."""
+        the square y * y; quick_gelu x * sigmoid(1.702 * x))."""
         from .table import COMPOSITE_ACTIVATIONS
         if kind not in COMPOSITE_ACTIVATIONS:
             return self.unary(kind, x, node)
+        y = x
         for step in COMPOSITE_ACTIVATIONS[kind]:
-            x = self.unary(step[1], x, node) if step[0] == "unary" else \
-                self.binary("mul", x, x, node)
-        return x
+            if step[0] == "unary":
+                y = self.unary(step[1], y, node)
+            elif step[0] == "square":
+                y = self.binary("mul", y, y, node)
+            elif step[0] == "scale":
+                y = self.binary("mul", y, step[1], node)
+            else:
+                assert step[0] == "times_input", step
+                y = self.binary("mul", x, y, node)
+        return y
 
     def unary_into(self, kind, x, target, node):
         x, target = self.tensor(x, node), self.tensor(target, node, "out")

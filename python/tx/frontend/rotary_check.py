@@ -346,6 +346,10 @@ class Evaluator:
                 return self.index(base, e.slice, env, e)
             if isinstance(base, (tuple, list)):
                 return base[self.python_index(e.slice, env, e)]
+            if isinstance(base, Positions):
+                raise NotRotary("the position ids indexed (position_ids[...]: the "
+                                "torch.gather of cos/sin of transformers v4.28's helper is "
+                                "not supported; cos[position_ids] is)", e)
             raise NotRotary("a subscript of %s" % type(base).__name__, e)
         if isinstance(e, ast.Call):
             func = self.eval(e.func, env)

@@ -162,6 +162,21 @@ def _super(tr, node, args, kwargs):
     raise FrontendError("super() is only supported as super().__init__(...)", node)
 
 
+@_builtin
+def _type(tr, node, args, kwargs):
+    """type(x) of a Python value: the builtin of its type (DistilBERT's
+    `if type(sa_output) is not tuple:`), compared with `is` to that name."""
+    _no_kwargs("type", kwargs, node)
+    if len(args) != 1:
+        raise FrontendError("only type(x) with one argument is supported", node)
+    for builtin, t in PY_TYPES.items():
+        if type(args[0]) is t:
+            return builtin
+    raise FrontendError("type() of %s is not supported (only of a Python value: a "
+                        "number, a string, a tuple, a list, a dict)" % tr.describe(args[0]),
+                        node)
+
+
 BUILTINS = {
     "range": _plain(range), "int": _plain(int), "float": _plain(float),
     "bool": _plain(bool), "str": _plain(str), "min": _plain(min), "max": _plain(max),
@@ -170,7 +185,7 @@ BUILTINS = {
     "set": _plain(set),  # GPT-2's self.pruned_heads = set()
     "divmod": _plain(divmod), "pow": _plain(pow), "sorted": _plain(sorted),
     "getattr": _getattr, "hasattr": _hasattr, "len": _len, "enumerate": _enumerate,
-    "zip": _zip, "isinstance": _isinstance, "super": _super,
+    "zip": _zip, "isinstance": _isinstance, "super": _super, "type": _type,
 }
 PY_TYPES = {BUILTINS[n]: t for n, t in (("int", int), ("float", float), ("bool", bool),
                                         ("str", str), ("tuple", tuple), ("list", list),

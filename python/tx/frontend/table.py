@@ -509,14 +509,18 @@ ACT2FN = {
     # HF's ReLUSquaredActivation (Nemotron, Primer): relu, then its square
     # (table.COMPOSITE_ACTIVATIONS).
     "relu2": "relu2",
+    # HF's QuickGELUActivation (CLIP, OWL-ViT, X-CLIP, GroupViT):
+    # input * torch.sigmoid(1.702 * input).
+    "quick_gelu": "quick_gelu",
     "sigmoid": "sigmoid", "tanh": "tanh",
 }
 
 # Activations tx has no one op for, composed of tx ops in PyTorch's order:
-# kind -> steps, each ("unary", kind) or ("square",) (y * y, as
-# torch.square).
+# kind -> steps on y (first the input x), each ("unary", kind), ("square",)
+# (y * y, as torch.square), ("scale", c) (y * c) or ("times_input",) (x * y).
 COMPOSITE_ACTIVATIONS = {
     "relu2": (("unary", "relu"), ("square",)),
+    "quick_gelu": (("scale", 1.702), ("unary", "sigmoid"), ("times_input",)),
 }
 
 # -- functions: called in forward ---------------------------------------------
@@ -876,6 +880,26 @@ def tensor_method_function(name):
     return handler
 
 
+def apply_chunking_to_forward(tr, node, args, kwargs):
+    """transformers' apply_chunking_to_forward(forward_fn, chunk_size,
+    chunk_dim, *input_tensors) (BERT's, ViT's, DistilBERT's feed-forward):
+    with chunk_size 0 (the config's default chunk_size_feed_forward) the call
+    forward_fn(*input_tensors), as HF's; chunks along the tokens are an
+    error (their count depends on the token count)."""
+    if kwargs or len(args) < 4:
+        raise FrontendError("apply_chunking_to_forward(forward_fn, chunk_size, chunk_dim, "
+                            "*input_tensors) expected, by position", node)
+    fn, size = args[0], args[1]
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise FrontendError("apply_chunking_to_forward: chunk_size must be a number known "
+                            "at import, got %s" % tr.describe(size), node)
+    if size != 0:
+        raise FrontendError("apply_chunking_to_forward with chunk_size %d: chunks of the "
+                            "token dimension are not supported (chunk_size_feed_forward 0 "
+                            "is)" % size, node)
+    return tr.call(fn, list(args[3:]), {}, node, None)
+
+
 def sdpa(tr, node, args, kwargs):
     """F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0,
     is_causal=False, scale=None): [batch, heads, tokens, head_dim]."""
@@ -998,6 +1022,7 @@ FUNCTIONS = {
     "torch.unbind": tensor_method_function("unbind"),
     "torch.select": tensor_method_function("select"),
     "apply_rotary_pos_emb": rotary_pair,
+    "apply_chunking_to_forward": apply_chunking_to_forward,
     "eager_attention_forward": eager_attention,
     "torch.matmul": matmul,
     "torch.bmm": bmm,
@@ -1096,6 +1121,52 @@ for _name in TRACING_QUERIES:
 TRUE_FLAG_PREFIXES = ("is_torch_greater_or_equal_than_", "is_torch_greater_than_")
 
 
+# The PyTorch version the import takes the model to run on (a recent one,
+# as the flags above say): transformers' get_torch_version().
+TORCH_VERSION = "2.6.0"
+
+
+def _version_parse(tr, node, args, kwargs):
+    """packaging.version.parse(s) / Version(s) of a string known at import:
+    its release numbers as a tuple (2.2.0 -> (2, 2, 0)), which compare as
+    versions do (pre-releases, 2.2.0a0, as their release)."""
+    s = _arg(args, kwargs, 0, "version", node)
+    if not isinstance(s, str):
+        raise FrontendError("version.parse of %s: only of a string known at import"
+                            % tr.describe(s), node)
+    parts = []
+    for piece in s.strip().lstrip("v").split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(int(digits))
+        if len(digits) != len(piece):
+            break
+    if not parts:
+        raise FrontendError("version.parse(%r): not a version" % s, node)
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()  # 2.2.0 == 2.2
+    return tuple(parts)
+
+
+def _torch_version(tr, node, args, kwargs):
+    if args or kwargs:
+        raise FrontendError("get_torch_version() takes no arguments", node)
+    return TORCH_VERSION
+
+
+# Functions of Python values, run at import in __init__ and forward, by
+# dotted name or (outside torch) by the name's last component.
+IMPORT_TIME_FUNCTIONS = {
+    "get_torch_version": _torch_version,
+    "packaging.version.parse": _version_parse, "packaging.version.Version": _version_parse,
+}
+
+
 def imported_flag(dotted):
     """True/False for an imported flag the table knows, else None."""
     last = dotted.rsplit(".", 1)[-1]
@@ -1142,6 +1213,7 @@ FORWARD_ARGS = {
     "input": "activation", "input_tensor": "activation",
     "position_embeddings": "rope", "cos": "cos", "sin": "sin",
     "attention_mask": "mask", "mask": "mask", "causal_mask": "mask", "attn_mask": "mask",
+    "causal_attention_mask": "mask",
     "position_ids": "positions",
     "shared_kv_states": "container",
     "alibi": "alibi",
@@ -1161,7 +1233,17 @@ FORWARD_ARG_KINDS = ("activation", "rope", "cos", "sin", "mask", "positions", "c
 # weights (tx computes neither), so `use_cache` is False (BioGPT's and
 # BART's layers default it to True and would return their present key and
 # value) and `output_attentions` False.
-FORWARD_ARG_VALUES = {"use_cache": False, "output_attentions": False}
+FORWARD_ARG_VALUES = {"use_cache": False, "output_attentions": False,
+                      # Head masks (BART's, Whisper's, BERT's layer_head_mask):
+                      # None, as HF's model passes them without head_mask.
+                      "head_mask": None, "layer_head_mask": None,
+                      "cross_attn_layer_head_mask": None}
+
+# A forward with a mask parameter of CAUSAL_MASK_ARGS (CLIP's
+# `causal_attention_mask`) gets the causal mask there; its
+# PADDING_MASK_ARGS parameter is the padding mask, None (no padding).
+CAUSAL_MASK_ARGS = ("causal_attention_mask", "causal_mask")
+PADDING_MASK_ARGS = ("attention_mask",)
 
 # A forward parameter of no known kind takes its default (None: the KV
 # cache, ...). One whose name says it carries rotary tables in another form
@@ -1247,7 +1329,8 @@ CONFIG_DEFAULTS = {
 # config.hidden_size; GPT-Neo's has num_heads and num_layers, XGLM's d_model,
 # attention_heads and num_layers). A tuple: the first of them the config has.
 CONFIG_ALIASES = {"hidden_size": ("n_embd", "d_model"),
-                  "num_attention_heads": ("n_head", "num_heads", "attention_heads"),
+                  "num_attention_heads": ("n_head", "num_heads", "attention_heads",
+                                          "encoder_attention_heads"),
                   "num_hidden_layers": ("n_layer", "num_layers"),
                   "max_position_embeddings": "n_positions"}
 

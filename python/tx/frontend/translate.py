@@ -121,6 +121,14 @@ class Translator(Ops):
             raise _Return(self.eval(s.value, env) if s.value is not None else None, s)
         elif isinstance(s, ast.Pass):
             pass
+        elif isinstance(s, ast.FunctionDef):
+            # A function defined in a method (DistilBERT's and T5's shape /
+            # unshape helpers): a closure over this scope, translated where
+            # it is called.
+            if s.decorator_list:
+                raise FrontendError("a decorated function defined inside a function is not "
+                                    "supported", s)
+            env[s.name] = V.Closure(s, env)
         elif isinstance(s, ast.Assert):
             test = self.eval(s.test, env)
             if self._python(test, s.test) and not test:
@@ -879,6 +887,8 @@ class Translator(Ops):
                                     node)
         if op is ast.MatMult:
             return self.matmul(a, b, node)
+        if isinstance(a, V.InitTensor) or isinstance(b, V.InitTensor):
+            return self.init_tensor_binop(op, a, b, node)
         if isinstance(a, V.AttentionChain) or isinstance(b, V.AttentionChain):
             if op not in _TENSOR_BINOPS:
                 self.no_chain(a if isinstance(a, V.AttentionChain) else b, node)
@@ -908,6 +918,20 @@ class Translator(Ops):
             return _BINOPS[op](a, b)
         except Exception as err:
             raise FrontendError("cannot compute at import: %s" % err, node) from None
+
+    def init_tensor_binop(self, op, a, b, node):
+        """c * torch.ones(n) (DINOv2's and BEiT's layer scale
+        nn.Parameter(config.layerscale_value * torch.ones(hidden))): an
+        initial value again, whose numbers the checkpoint gives."""
+        t = a if isinstance(a, V.InitTensor) else b
+        other = b if t is a else a
+        number = isinstance(other, (int, float)) and not isinstance(other, bool)
+        if op not in (ast.Add, ast.Sub, ast.Mult, ast.Div) or not (
+                number or isinstance(other, V.InitTensor) and other.shape == t.shape):
+            raise FrontendError("in __init__, only +, -, *, / of a tensor of torch.ones/zeros/"
+                                "empty/randn/rand and a number (or one of its shape) is "
+                                "supported, got %s" % self.describe(other), node)
+        return V.InitTensor(t.shape)
 
     def _python(self, v, node):
         if v is V.TOKENS:
@@ -1107,6 +1131,8 @@ class Translator(Ops):
                 if built is not None:
                     return built
             return self.inline(func.node, None, args, kwargs, node)
+        if isinstance(func, V.Closure):
+            return self.inline(func.node, None, args, kwargs, node, outer=func.env)
         if isinstance(func, V.ClassRef):
             if not self.in_init:
                 raise FrontendError("creating module '%s' in forward is not supported"
@@ -1198,6 +1224,13 @@ class Translator(Ops):
     def call_named(self, name, args, kwargs, node):
         if self.src.is_logging(name):
             return None  # logger.warning_once(...), warnings.warn(...): no op
+        if name in table.IMPORT_TIME_FUNCTIONS or \
+                name.rsplit(".", 1)[-1] in table.IMPORT_TIME_FUNCTIONS and \
+                not name.startswith("torch."):
+            # transformers' get_torch_version(), packaging's version.parse:
+            # Python values, in __init__ too.
+            short = name if name in table.IMPORT_TIME_FUNCTIONS else name.rsplit(".", 1)[-1]
+            return table.IMPORT_TIME_FUNCTIONS[short](self, node, args, kwargs)
         if name == "collections.OrderedDict":
             # nn.Sequential(OrderedDict([("fc1", ...), ...])): a dict keeps
             # insertion order, all an OrderedDict adds that the frontend reads.
@@ -1242,13 +1275,17 @@ class Translator(Ops):
                                 node)
         return self.opaque(name, args, kwargs, node)
 
-    def inline(self, fn, instance, args, kwargs, node):
-        """Runs a method or a function of the file on these arguments."""
+    def inline(self, fn, instance, args, kwargs, node, outer=None):
+        """Runs a method or a function of the file on these arguments
+        (`outer`: the scope a closure was defined in, read where its own
+        names do not bind)."""
         if self.depth > 50:
             raise FrontendError("calls nested too deeply (recursion?)", node)
         kwargs = self.deprecated_kwargs(fn, kwargs)
         env = self.bind(fn, ([instance] if instance is not None else []) + list(args),
                         kwargs, node)
+        if outer is not None:
+            env = V.Scope(env, outer)
         self.depth += 1
         saved, self.hint = self.hint, None
         try:

@@ -286,6 +286,32 @@ class FunctionRef:
         self.name = node.name
 
 
+class Closure:
+    """A function defined inside a function: its def and the scope (env) it
+    was defined in, whose names it reads as they are when it runs."""
+
+    def __init__(self, node, env):
+        self.node, self.env = node, env
+        self.name = node.name
+
+
+class Scope(dict):
+    """A closure's own names, then (reads only) its defining scope's."""
+
+    def __init__(self, own, outer):
+        super().__init__(own)
+        self.outer = outer
+
+    def __missing__(self, key):
+        return self.outer[key]
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or key in self.outer
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
 class ClassRef:
     def __init__(self, node):
         self.node = node

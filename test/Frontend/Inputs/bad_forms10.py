@@ -32,3 +32,32 @@ class NotPairs(nn.Module):
 
     def forward(self, hidden_states):
         return self.mlp(hidden_states)
+
+
+class TypeOfTensor(UnbindTokens):
+    def forward(self, hidden_states):
+        out = self.proj(hidden_states)
+        if type(out) is not tuple:
+            out = (out,)
+        return out[0]
+
+
+class NestedDecorated(UnbindTokens):
+    def forward(self, hidden_states):
+        @staticmethod
+        def twice(x):
+            return x + x
+        return twice(self.proj(hidden_states))
+
+
+class Closure(UnbindTokens):
+    """A closure reads its defining scope as it is when it runs (here after
+    scale changed), as Python's."""
+
+    def forward(self, hidden_states):
+        scale = 2.0
+
+        def scaled(x):
+            return x * scale
+        scale = 3.0
+        return scaled(self.proj(hidden_states))

@@ -50,6 +50,8 @@ FORWARD_ARGS = {
     "position_ids": "positions",
     "shared_kv_states": "container",
     "alibi": "alibi",  # None: the config has no ALiBi (Falcon 7B)
+    "causal_attention_mask": "mask",  # CLIP's: attention_mask is padding then
+    "head_mask": "none", "layer_head_mask": "none", "cross_attn_layer_head_mask": "none",
 }
 
 
@@ -68,7 +70,8 @@ PRETRAINED_CONFIG_DEFAULTS = {
 
 
 ATTRIBUTE_MAP = {"hidden_size": ("n_embd", "d_model"),
-                 "num_attention_heads": ("n_head", "num_heads", "attention_heads"),
+                 "num_attention_heads": ("n_head", "num_heads", "attention_heads",
+                                         "encoder_attention_heads"),
                  "num_hidden_layers": ("n_layer", "num_layers"),
                  "max_position_embeddings": "n_positions"}
 
@@ -107,7 +110,21 @@ def transformers_stub():
         def forward(self, x):
             return torch.square(nn.functional.relu(x))
 
-    act2fn = {"relu2": ReLUSquared(), "silu": nn.SiLU(), "swish": nn.SiLU(), "relu": nn.ReLU(), "gelu": nn.GELU(),
+    class QuickGELU(nn.Module):
+        """transformers' QuickGELUActivation (CLIP)."""
+
+        def forward(self, input):
+            return input * torch.sigmoid(1.702 * input)
+
+    def apply_chunking_to_forward(forward_fn, chunk_size, chunk_dim, *input_tensors):
+        """transformers.pytorch_utils.apply_chunking_to_forward."""
+        if chunk_size > 0:
+            n = input_tensors[0].shape[chunk_dim] // chunk_size
+            chunks = tuple(t.chunk(n, dim=chunk_dim) for t in input_tensors)
+            return torch.cat([forward_fn(*c) for c in zip(*chunks)], dim=chunk_dim)
+        return forward_fn(*input_tensors)
+
+    act2fn = {"relu2": ReLUSquared(), "quick_gelu": QuickGELU(), "silu": nn.SiLU(), "swish": nn.SiLU(), "relu": nn.ReLU(), "gelu": nn.GELU(),
               "gelu_pytorch_tanh": nn.GELU(approximate="tanh"),
               "gelu_new": nn.GELU(approximate="tanh"), "gelu_python": GELUPython(),
               "gelu_accurate": AccurateGELU()}
@@ -189,6 +206,9 @@ def transformers_stub():
         "is_torch_flex_attn_available": lambda: False,
         "is_torch_fx_proxy": lambda x: False, "is_torchdynamo_compiling": lambda: False,
         "is_flash_attn_available": lambda: False,
+        "apply_chunking_to_forward": apply_chunking_to_forward,
+        # tx.frontend's table.TORCH_VERSION (the version the import assumes).
+        "get_torch_version": lambda: "2.6.0",
     }
     for d in ("auto_docstring", "can_return_tuple", "check_model_inputs",
               "dynamic_rope_update", "torch_int"):
@@ -441,7 +461,12 @@ def run(a):
         elif kind in ("cos", "sin"):
             call[name] = cos if kind == "cos" else sin
         elif kind == "mask":
-            call[name] = mask if a.mask == "causal" else None
+            padding = name == "attention_mask" and any(
+                n in ("causal_attention_mask", "causal_mask")
+                for n in inspect.signature(model.forward).parameters)
+            call[name] = mask if a.mask == "causal" and not padding else None
+        elif kind == "none":
+            call[name] = None
         elif kind == "container":
             call[name] = {}
         elif kind == "positions":

@@ -148,7 +148,10 @@ SafetensorsFile::open(StringRef path) {
     file->entries[name] = std::move(entry);
   }
 
-  // Tensors may not share bytes.
+  // Tensors may not share bytes, and together they cover the data exactly,
+  // as the format requires (its reference reader refuses anything else): a
+  // header length off by a few bytes still parses when the header is padded
+  // with spaces, and would shift every tensor's bytes.
   std::vector<const llvm::StringMapEntry<SafetensorsEntry> *> byOffset;
   for (const auto &e : file->entries)
     if (e.second.end > e.second.begin)
@@ -157,15 +160,31 @@ SafetensorsFile::open(StringRef path) {
     return std::make_pair(a->second.begin, a->first()) <
            std::make_pair(b->second.begin, b->first());
   });
-  for (size_t i = 1; i < byOffset.size(); ++i)
-    if (byOffset[i]->second.begin < byOffset[i - 1]->second.end)
-      return error(path, "the data_offsets of tensors '" +
-                             byOffset[i - 1]->first() + "' [" +
-                             Twine(byOffset[i - 1]->second.begin) + ", " +
-                             Twine(byOffset[i - 1]->second.end) + "] and '" +
-                             byOffset[i]->first() + "' [" +
-                             Twine(byOffset[i]->second.begin) + ", " +
-                             Twine(byOffset[i]->second.end) + "] overlap");
+  auto where = [](const llvm::StringMapEntry<SafetensorsEntry> *e) {
+    return "'" + e->first().str() + "' [" + std::to_string(e->second.begin) +
+           ", " + std::to_string(e->second.end) + "]";
+  };
+  uint64_t covered = 0;
+  for (size_t i = 0; i < byOffset.size(); ++i) {
+    if (i > 0 && byOffset[i]->second.begin < byOffset[i - 1]->second.end)
+      return error(path, "the data_offsets of tensors " +
+                             where(byOffset[i - 1]) + " and " +
+                             where(byOffset[i]) + " overlap");
+    if (byOffset[i]->second.begin != covered)
+      return error(path, "bytes [" + Twine(covered) + ", " +
+                             Twine(byOffset[i]->second.begin) +
+                             ") of the data belong to no tensor (before " +
+                             where(byOffset[i]) +
+                             "): the tensors must cover the data without "
+                             "gaps; a wrong header length or offsets");
+    covered = byOffset[i]->second.end;
+  }
+  if (covered != file->data.size())
+    return error(path, "the data after the header holds " +
+                           Twine(file->data.size()) +
+                           " bytes, the tensors end at byte " + Twine(covered) +
+                           ": the tensors must cover the data exactly; a "
+                           "wrong header length or offsets, or bytes appended");
   return file;
 }
 

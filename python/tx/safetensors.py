@@ -167,13 +167,29 @@ def load_file(path):
         raise bad("header is not a JSON object")
     data = memoryview(blob)[8 + n:]
     out = {}
+    spans = []
+
+    def count_of(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
     for name, info in header.items():
         if name == "__metadata__":
             continue
+        if not isinstance(info, dict):
+            raise bad("tensor '%s': header entry is not a JSON object" % name)
         dtype, shape = info.get("dtype"), info.get("shape")
-        begin, end = info.get("data_offsets", (None, None))
+        offsets = info.get("data_offsets")
+        if not isinstance(shape, list) or not all(count_of(d) for d in shape):
+            raise bad("tensor '%s': \"shape\" is not a list of sizes >= 0" % name)
+        if not isinstance(offsets, list) or len(offsets) != 2 or \
+                not all(count_of(o) for o in offsets):
+            raise bad("tensor '%s': \"data_offsets\" is not a pair [begin, end] of "
+                      "offsets" % name)
+        begin, end = offsets
         if dtype != "BF16" and dtype not in _DTYPES:
             raise bad("tensor '%s' has unsupported dtype %s" % (name, dtype))
+        if begin < end:
+            spans.append((begin, end, name))
         if not (0 <= begin <= end <= len(data)):
             raise bad("tensor '%s' data_offsets [%s, %s] outside the %d data "
                       "bytes" % (name, begin, end, len(data)))
@@ -187,4 +203,20 @@ def load_file(path):
         a = np.frombuffer(data[begin:end], dtype=np_dtype).reshape(shape)
         a = a.astype(np_dtype.newbyteorder("="))
         out[name] = BF16(a) if dtype == "BF16" else a
+    # Together the tensors cover the data exactly, without overlaps, as the
+    # format requires (a header length off by a few bytes would otherwise
+    # shift every tensor).
+    covered = 0
+    for begin, end, name in sorted(spans):
+        if begin < covered:
+            raise bad("tensor '%s' [%d, %d] overlaps the tensor before it"
+                      % (name, begin, end))
+        if begin != covered:
+            raise bad("bytes [%d, %d) of the data belong to no tensor (before '%s'): "
+                      "a wrong header length or offsets" % (covered, begin, name))
+        covered = end
+    if covered != len(data):
+        raise bad("the data after the header holds %d bytes, the tensors end at "
+                  "byte %d: a wrong header length or offsets, or bytes appended"
+                  % (len(data), covered))
     return out

@@ -12,7 +12,10 @@ with python/tx/safetensors.py.
       swap A B | bump NAME | rename A B | transpose NAME: one changed tensor.
   corrupt IN OUT KIND
       not-json | not-object | past-end | truncated | inverted | overlap |
-      short | dtype NAME: a malformed file (dtype: NAME's becomes I32).
+      shifted | appended | gap | short | dtype NAME: a malformed file
+      (dtype: NAME's becomes I32; shifted: the header length one short of a
+      space-padded header; appended: bytes after the last tensor; gap: bytes
+      before the first).
 """
 
 import importlib.util
@@ -118,6 +121,17 @@ def main(argv):
             b2, e2 = second["data_offsets"]
             second["data_offsets"] = [b + 4, b + 4 + (e2 - b2)]
             write_raw(out, header, data)
+        elif kind == "shifted":
+            # The header padded with a space and its length one short: still
+            # JSON, and every tensor's bytes one later than the offsets say.
+            text = json.dumps(header).encode()
+            write_raw(out, header, data, header_bytes=text + b" ", length=len(text))
+        elif kind == "appended":
+            write_raw(out, header, data + b"\0" * 4)
+        elif kind == "gap":
+            for name in names:
+                header[name]["data_offsets"] = [o + 4 for o in header[name]["data_offsets"]]
+            write_raw(out, header, b"\0" * 4 + data)
         elif kind == "dtype":
             header[argv[4]]["dtype"] = "I32"  # same size as F32
             write_raw(out, header, data)

@@ -689,6 +689,58 @@ def eager_attention(tr, node, args, kwargs):
     return (tr.transposed(out, 1, 2), None)
 
 
+# HF's attention registry (ALL_ATTENTION_FUNCTIONS[config._attn_implementation]):
+# what each implementation does where the layer's mask is None. "eager" adds
+# no mask; "sdpa" is causal when the module is (`is_causal = query.shape[2] >
+# 1 and attention_mask is None and getattr(module, "is_causal", True)`, unless
+# the call passes is_causal=; one query token is the same either way), and so
+# are the flash implementations (`module.is_causal`). Others: an error.
+ATTENTION_IMPLEMENTATIONS = {
+    "eager": "eager_attention_forward",
+    "sdpa": "sdpa_attention_forward",
+    "flash_attention_2": "sdpa_attention_forward",
+    "flash_attention_3": "sdpa_attention_forward",
+}
+
+
+def sdpa_attention(tr, node, args, kwargs):
+    """transformers' sdpa_attention_forward(module, q, k, v, attention_mask,
+    dropout=0.0, scaling=None, is_causal=None, **kwargs) (and the flash
+    implementations): as eager_attention_forward where a mask is given;
+    without one, causal where is_causal= says so, else where the module's
+    is_causal attribute does (True when it has none, as HF's default)."""
+    kwargs = dict(kwargs)
+    is_causal = kwargs.pop("is_causal", None)
+    mask = _arg(args, kwargs, 4, ("attention_mask", "mask"), node, None)
+    if is_causal is not None and not isinstance(is_causal, bool):
+        raise FrontendError("attention: is_causal must be True, False or None known at "
+                            "import, got %s" % tr.describe(is_causal), node)
+    if mask is None:
+        if is_causal is None:
+            module = _arg(args, kwargs, 0, "module", node)
+            if not isinstance(module, V.Instance):
+                raise FrontendError("attention: the module argument is %s, not a module "
+                                    "(its is_causal decides the mask)" % tr.describe(module),
+                                    node)
+            is_causal = tr.instance_attribute(module, "is_causal", node, True)
+            if not isinstance(is_causal, bool):
+                raise FrontendError("attention: the module's is_causal is %s, not a bool "
+                                    "known at import" % tr.describe(is_causal), node)
+        if is_causal:
+            args = list(args)
+            if len(args) > 4:
+                args[4] = V.CausalMask()
+            else:
+                kwargs["attention_mask"] = V.CausalMask()
+    elif is_causal:
+        raise FrontendError("attention: is_causal=True with an attention mask (SDPA refuses "
+                            "both)", node)
+    return eager_attention(tr, node, args, kwargs)
+
+
+sdpa_attention.registry_only = True  # a file's own function of that name: its body
+
+
 # The handler reads these parameters: a file's own eager_attention_forward
 # without them (GPT-2's computes its scale from module attributes) is
 # translated from its body instead (attention written out, below).
@@ -1024,6 +1076,7 @@ FUNCTIONS = {
     "apply_rotary_pos_emb": rotary_pair,
     "apply_chunking_to_forward": apply_chunking_to_forward,
     "eager_attention_forward": eager_attention,
+    "sdpa_attention_forward": sdpa_attention,
     "torch.matmul": matmul,
     "torch.bmm": bmm,
     "torch.nn.functional.linear": linear_function,

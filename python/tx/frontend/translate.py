@@ -821,8 +821,9 @@ class Translator(Ops):
                                     % (key, ", ".join(sorted(table.ACT2FN))), e)
             return V.Activation(table.ACT2FN[key])
         if isinstance(base, V.Dotted) and base.name.endswith("ALL_ATTENTION_FUNCTIONS"):
-            # HF's attention registry: every implementation is tx.attention.
-            return V.Dotted("eager_attention_forward")
+            # HF's attention registry: every implementation is tx.attention;
+            # which mask it applies without one is the implementation's.
+            return self.attention_implementation(key, e)
         if isinstance(base, V.Unavailable) and self.in_init:
             return base  # a tensor __init__ computes that the frontend cannot
         if isinstance(base, V.ModuleList):
@@ -1094,8 +1095,10 @@ class Translator(Ops):
                 if kwargs.get("sliding_window") is not None:
                     raise FrontendError("sliding-window attention is not supported", node)
                 handler = None
-            if getattr(handler, "tracing_query", False):
-                # The file's own is_torch_fx_proxy & co.: its body decides.
+            if getattr(handler, "tracing_query", False) or \
+                    getattr(handler, "registry_only", False):
+                # The file's own is_torch_fx_proxy & co. (or a function named
+                # as a registry entry, sdpa_attention_forward): its body decides.
                 handler = None
             if handler is not None:
                 # The file's own signature (its defaults) binds the call; the
@@ -1201,6 +1204,16 @@ class Translator(Ops):
             raise FrontendError("expected one argument, got %d" % len(values), node)
         return values[0]
 
+    def attention_implementation(self, key, node):
+        """ALL_ATTENTION_FUNCTIONS[key]: the handler of that implementation
+        (table.ATTENTION_IMPLEMENTATIONS)."""
+        if key not in table.ATTENTION_IMPLEMENTATIONS:
+            raise FrontendError("attention implementation %s is not supported (known: %s)"
+                                % (self.describe(key) if not isinstance(key, str)
+                                   else "'%s'" % key,
+                                   ", ".join(sorted(table.ATTENTION_IMPLEMENTATIONS))), node)
+        return V.Dotted(table.ATTENTION_IMPLEMENTATIONS[key])
+
     def ordered_dict(self, args, kwargs, node):
         """OrderedDict(), OrderedDict([(key, value), ...]), OrderedDict(key=value):
         a dict of any values (modules too), in that order."""
@@ -1262,8 +1275,12 @@ class Translator(Ops):
         if handler is not None:
             return handler(self, node, args, kwargs)
         if name.endswith("ALL_ATTENTION_FUNCTIONS.get_interface"):
-            # get_interface(implementation, default): as the subscript above.
-            return args[1] if len(args) > 1 else V.Dotted("eager_attention_forward")
+            # get_interface(implementation, default): the default for eager,
+            # else as the subscript above.
+            impl = args[0] if args else kwargs.get("attn_implementation")
+            if impl == "eager" and len(args) > 1:
+                return args[1]
+            return self.attention_implementation(impl, node)
         if name.startswith("math.") and hasattr(math, name[5:]):
             return _plain(getattr(math, name[5:]))(self, node, args, kwargs)
         if name in table.STATELESS_MODULES:

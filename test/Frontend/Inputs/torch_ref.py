@@ -145,6 +145,25 @@ def transformers_stub():
             x = torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)
             return x.view(size_out)
 
+    def sdpa_attention_forward(module, query, key, value, attention_mask, dropout=0.0,
+                               scaling=None, is_causal=None, **kwargs):
+        """transformers.integrations.sdpa_attention: keys and values repeated
+        to the query heads, the mask cut to the keys, causal without a mask
+        when the module is (its is_causal, True by default)."""
+        groups = getattr(module, "num_key_value_groups", 1)
+        if groups > 1:
+            key = key.repeat_interleave(groups, dim=1)
+            value = value.repeat_interleave(groups, dim=1)
+        if attention_mask is not None and attention_mask.ndim == 4:
+            attention_mask = attention_mask[:, :, :, : key.shape[-2]]
+        if is_causal is None:
+            is_causal = query.shape[2] > 1 and attention_mask is None and \
+                getattr(module, "is_causal", True)
+        out = nn.functional.scaled_dot_product_attention(
+            query, key, value, attn_mask=attention_mask, dropout_p=dropout, scale=scaling,
+            is_causal=is_causal)
+        return out.transpose(1, 2).contiguous(), None
+
     class AttentionInterface(dict):
         def get_interface(self, name, default):
             return default if name == "eager" else self[name]
@@ -198,7 +217,7 @@ def transformers_stub():
 
     names = {
         "ACT2FN": act2fn, "ROPE_INIT_FUNCTIONS": {"default": default_rope},
-        "ALL_LAYERNORM_LAYERS": [nn.LayerNorm], "ALL_ATTENTION_FUNCTIONS": AttentionInterface(),
+        "ALL_LAYERNORM_LAYERS": [nn.LayerNorm], "ALL_ATTENTION_FUNCTIONS": AttentionInterface(sdpa=sdpa_attention_forward),
         "Conv1D": Conv1D, "GradientCheckpointingLayer": GradientCheckpointingLayer,
         "get_activation": lambda name: act2fn[name],
         "deprecate_kwarg": deprecate_kwarg, "logging": logging_module,

@@ -19,6 +19,11 @@ CLAMP_PARAMS = {"clamp": [("min", None), ("max", None)],
                 "clamp_min": ["min"], "clamp_max": ["max"]}
 
 
+# Methods of a Python list the import runs as Python does.
+LIST_METHODS = ("append", "extend", "insert", "pop", "index", "count", "copy", "clear",
+                "remove", "reverse")
+
+
 class Ops:
     def __init__(self, emitter):
         self.em = emitter
@@ -798,12 +803,45 @@ class Ops:
             parts.reverse()  # testing only: the pieces in the wrong order
         return tuple(parts)
 
+    def unit_axes_aligned(self, ts, node):
+        """Tensors of one rank with a size-1 PyTorch dimension that is a
+        buffer axis in some and none in others (RecurrentGemma's one key
+        head: the rotated half [tokens, 1, d], the passed half [tokens, d]):
+        the others given that axis too (tx.view, no copy; where one cannot
+        be, all viewed without it), so their buffers agree."""
+        if len({len(t.dims) for t in ts}) != 1:
+            return ts
+        for d in range(len(ts[0].dims)):
+            have = [t.dims[d] is not None for t in ts]
+            if all(have) or not any(have):
+                continue
+            if any(h and t.type.shape[t.dims[d]] != 1 for h, t in zip(have, ts)):
+                continue  # sizes differ: the caller's error
+            try:
+                ts = [t if h else self.unit_axis(t, d, node) for h, t in zip(have, ts)]
+                continue
+            except FrontendError:
+                pass
+            out = []
+            for h, t in zip(have, ts):
+                if h:
+                    axis = t.dims[d]
+                    v = self.drop_axes(t, [axis], node)
+                    t = V.Tensor(v.value, self.renumbered(
+                        t.dims[:d] + [None] + t.dims[d + 1:], [axis]), role=t.role,
+                        tlayout=None if t.tlayout is None else self.renumbered(
+                            [None if x == axis else x for x in t.tlayout], [axis]))
+                out.append(t)
+            ts = out
+        return ts
+
     def cat(self, tensors, dim, node):
         """torch.cat: a fresh buffer (memref.alloc) with each tensor copied
         into its slice (tx.copy into tx.slice)."""
         if not isinstance(tensors, (tuple, list)) or not tensors:
             raise FrontendError("torch.cat takes a non-empty tuple or list of tensors", node)
-        ts = [self.tensor(x, node, "a concatenated tensor") for x in tensors]
+        ts = self.unit_axes_aligned(
+            [self.tensor(x, node, "a concatenated tensor") for x in tensors], node)
         first = ts[0]
         axis = self.dim_axis(first, dim, node)
         for x in ts[1:]:
@@ -869,6 +907,34 @@ class Ops:
                 return self.size_method(name, V.CausalMask.SIZES, args, kwargs, node)
             if name in ("to", "type", "type_as", "float", "contiguous", "detach"):
                 return obj
+        if isinstance(obj, V.Config) and name == "update":
+            # PretrainedConfig.update(dict): its keys set as attributes.
+            if kwargs or len(args) != 1 or not isinstance(args[0], dict):
+                raise FrontendError("config.update() takes one dict", node)
+            return self.config_set(obj, args[0], node)
+        if isinstance(obj, list) and name in LIST_METHODS:
+            # A Python list of the import (T5's `layers.append(...)`,
+            # outputs collected in forward): changed in place, as Python's.
+            if kwargs:
+                raise FrontendError("list.%s() takes no keyword arguments here" % name, node)
+            try:
+                return getattr(obj, name)(*args)
+            except (TypeError, ValueError, IndexError) as err:
+                raise FrontendError("list.%s(): %s" % (name, err), node) from None
+        if isinstance(obj, V.ModuleList) and name in ("append", "extend") and \
+                getattr(self, "in_init", False) and not obj.sequential:
+            # nn.ModuleList.append(module) / extend([...]) in __init__: named
+            # by index, as the checkpoint names them.
+            if kwargs or len(args) != 1:
+                raise FrontendError("ModuleList.%s() takes one argument" % name, node)
+            items = [args[0]] if name == "append" else list(args[0])
+            names = [str(len(obj.items) + i) for i in range(len(items))]
+            obj.names += names
+            obj.items += items
+            if obj.path is not None:
+                for n, item in zip(names, items):
+                    self.rebase(item, "%s.%s" % (obj.path, n))
+            return obj
         if not isinstance(obj, V.Tensor):
             raise FrontendError("unsupported method '%s' of %s" % (name, self.describe(obj)),
                                 node)
@@ -1626,6 +1692,10 @@ class Ops:
             raise FrontendError("repeat_kv: n_rep must be a positive number known at "
                                 "import, got %s" % self.describe(n_rep), node)
         x = self.tensor(x, node, "the repeat_kv input")
+        if len(x.type.shape) == 2 and x.dims == [None, None, 0, 1]:
+            # One key/value head viewed [batch, 1, tokens, head_dim] on a
+            # [tokens, head_dim] buffer (RecurrentGemma 2B's): its heads axis.
+            x = self.unit_axis(x, 1, node)
         if len(x.type.shape) != 3 or x.dims != self.HEADS_FIRST:
             raise FrontendError("repeat_kv expects [batch, kv_heads, tokens, head_dim]",
                                 node)

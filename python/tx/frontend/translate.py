@@ -296,8 +296,13 @@ class Translator(Ops):
                 self.assign(t.value if isinstance(t, ast.Starred) else t, v, env, stmt)
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, env)
+            if isinstance(obj, V.Config):
+                # config.x = v (Falcon's, Moonshine's __init__): what later
+                # reads of the shared config see, as in Python.
+                return self.config_set(obj, {target.attr: value}, target)
             if not isinstance(obj, V.Instance):
-                raise FrontendError("can only assign attributes of modules", target)
+                raise FrontendError("can only assign attributes of modules and the config",
+                                    target)
             prop = self.src.property_defs(obj.cls, target.attr, target)
             if prop is not None and not prop.cached:
                 # self.s = v of a property runs its setter (Python's
@@ -680,7 +685,11 @@ class Translator(Ops):
                 return getattr(math, name)  # math.pi, math.e, math.inf, math.tau
             return V.Dotted(dotted)
         if isinstance(base, V.Config):
+            if called and name == "update":
+                return V.BoundMethod(base, name)  # config.update({...})
             return self.config_get(base, name, e)
+        if isinstance(base, V.ModuleList) and called and name in ("append", "extend"):
+            return V.BoundMethod(base, name)
         if isinstance(base, V.Instance):
             return self.instance_attribute(base, name, e)
         if isinstance(base, V.ClassRef):
@@ -801,6 +810,21 @@ class Translator(Ops):
                                 "not supported" % name, node)
         raise FrontendError("unsupported attribute '%s' of %s" % (name, self.describe(t)),
                             node)
+
+    def config_set(self, cfg, values, node):
+        """config.x = v, config.update({...}): Python values only."""
+        def plain(v):
+            if isinstance(v, (list, tuple)):
+                return all(plain(x) for x in v)
+            if isinstance(v, dict):
+                return all(isinstance(k, str) and plain(x) for k, x in v.items())
+            return v is None or isinstance(v, (bool, int, float, str))
+        for name, value in values.items():
+            if not isinstance(name, str) or not plain(value):
+                raise FrontendError("the config may only be given Python values, got %s "
+                                    "for %r" % (self.describe(value), name), node)
+            cfg.data[name] = value
+        return None
 
     def config_get(self, cfg, name, node, default=V.Unavailable):
         # As HF's config object reads it (table.config_value: derived keys,
@@ -1255,6 +1279,11 @@ class Translator(Ops):
             if name.startswith("math.") and hasattr(math, name[5:]):
                 # GPT-J's scale_attn = math.sqrt(head_dim): a Python number.
                 return _plain(getattr(math, name[5:]))(self, node, args, kwargs)
+            if name in ("torch.Tensor", "torch.FloatTensor") and args and \
+                    not isinstance(args[0], (tuple, list)):
+                # ImageGPT's nn.Parameter(torch.Tensor(hidden)): the legacy
+                # constructor of sizes, uninitialised (a list is data: not this).
+                return table.init_tensor(self, node, args, kwargs)
             if name in table.INIT_TENSORS:
                 t = table.init_tensor(self, node, args, kwargs)
                 if name == "torch.ones":
@@ -1727,6 +1756,14 @@ class Translator(Ops):
                 raise FrontendError("a rotary embedding module takes a tensor, the "
                                     "forward's position_ids or a sequence length here, "
                                     "got %s" % self.describe(v), node)
+        tensors = [v for v in list(args) + list(kwargs.values()) if isinstance(v, V.Tensor)]
+        if len(tensors) > 1:
+            # ESM's RotaryEmbedding(q, k) returns q and k rotated, not the
+            # tables: never read as (cos, sin).
+            raise FrontendError("a rotary embedding module called with %d tensors (one that "
+                                "rotates them itself, as ESM's RotaryEmbedding(q, k)?) is "
+                                "not supported: the frontend reads a rotary module's result "
+                                "as its (cos, sin) tables" % len(tensors), node)
         key = module.path.rsplit(".", 1)[-1]
         if key not in self.rope_tables and list(self.rope_tables) == [None]:
             # The forward's own position_embeddings (HF v4.4x layers take
@@ -1851,6 +1888,7 @@ class Translator(Ops):
             if value not in self.specs:
                 self.specs.append(value)
         elif isinstance(value, V.ModuleList):
+            value.path = path
             for name, item in zip(value.names, value.items):
                 self.rebase(item, "%s.%s" % (path, name))
         elif isinstance(value, V.Instance):

@@ -467,6 +467,7 @@ class ModuleList:
         self.sequential = sequential
         self.names = [str(i) for i in range(len(self.items))] if names is None \
             else list(names)
+        self.path = None  # its attribute path, once assigned to one
 
 
 class Instance:

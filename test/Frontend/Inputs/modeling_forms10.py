@@ -93,3 +93,23 @@ class Baichuan2Pack(PackedUnbind):
         q, k = apply_rotary_pos_emb(q, k, cos, sin)
         o = F.scaled_dot_product_attention(q, k, v, attn_mask=attention_mask)
         return self.out_proj(o.transpose(1, 2).reshape(bsz, q_len, -1))
+
+
+class AppendedLayers(nn.Module):
+    """nn.ModuleList().append/extend in __init__ (T5's block), a list
+    appended to in forward, config attributes set in __init__."""
+
+    def __init__(self, config, layer_idx=0):
+        super().__init__()
+        config.half_size = config.hidden_size // 2
+        h = config.hidden_size
+        self.layers = nn.ModuleList()
+        self.layers.append(nn.Linear(h, config.half_size))
+        self.layers.extend([nn.Linear(h, config.half_size), nn.Linear(h, h)])
+
+    def forward(self, hidden_states):
+        outs = []
+        for layer in self.layers[:2]:
+            outs.append(layer(hidden_states))
+        outs.insert(0, outs.pop())
+        return self.layers[2](torch.cat(outs, dim=-1))

@@ -332,6 +332,13 @@ ROPE_PREFIX = "position_embeddings_"
 ROPE_BASE_KEYS = {"local": "rope_local_base_freq"}
 
 
+class Config(types.SimpleNamespace):
+    """config.json's keys as attributes, with PretrainedConfig.update."""
+
+    def update(self, values):
+        self.__dict__.update(values)
+
+
 def kind_of(name):
     if name.startswith(ROPE_PREFIX) and name[len(ROPE_PREFIX):].isidentifier():
         return "rope"
@@ -387,7 +394,7 @@ def run(a):
     torch.manual_seed(a.seed)
     with open(a.config) as f:
         # HF sets _attn_implementation at run time (tx.frontend's default too).
-        cfg = types.SimpleNamespace(**dict(PRETRAINED_CONFIG_DEFAULTS, **json.load(f)))
+        cfg = Config(**dict(PRETRAINED_CONFIG_DEFAULTS, **json.load(f)))
     # HF's attribute_map (GPT-2's config.json has n_embd for hidden_size, ...).
     for key, aliases in ATTRIBUTE_MAP.items():
         for alias in (aliases,) if isinstance(aliases, str) else aliases:

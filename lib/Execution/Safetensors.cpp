@@ -166,11 +166,12 @@ SafetensorsFile::open(StringRef path) {
   };
   uint64_t covered = 0;
   for (size_t i = 0; i < byOffset.size(); ++i) {
-    if (i > 0 && byOffset[i]->second.begin < byOffset[i - 1]->second.end)
+    // `covered` is the previous tensor's end (0 before the first).
+    if (byOffset[i]->second.begin < covered)
       return error(path, "the data_offsets of tensors " +
                              where(byOffset[i - 1]) + " and " +
                              where(byOffset[i]) + " overlap");
-    if (byOffset[i]->second.begin != covered)
+    if (byOffset[i]->second.begin > covered)
       return error(path, "bytes [" + Twine(covered) + ", " +
                              Twine(byOffset[i]->second.begin) +
                              ") of the data belong to no tensor (before " +

@@ -807,8 +807,9 @@ class Ops:
         """Tensors of one rank with a size-1 PyTorch dimension that is a
         buffer axis in some and none in others (RecurrentGemma's one key
         head: the rotated half [tokens, 1, d], the passed half [tokens, d]):
-        the others given that axis too (tx.view, no copy; where one cannot
-        be, all viewed without it), so their buffers agree."""
+        the others given that axis too (tx.view, no copy), so their buffers
+        agree; where one cannot be given it, they stay as they are (the
+        caller's error)."""
         if len({len(t.dims) for t in ts}) != 1:
             return ts
         for d in range(len(ts[0].dims)):
@@ -819,20 +820,8 @@ class Ops:
                 continue  # sizes differ: the caller's error
             try:
                 ts = [t if h else self.unit_axis(t, d, node) for h, t in zip(have, ts)]
-                continue
             except FrontendError:
-                pass
-            out = []
-            for h, t in zip(have, ts):
-                if h:
-                    axis = t.dims[d]
-                    v = self.drop_axes(t, [axis], node)
-                    t = V.Tensor(v.value, self.renumbered(
-                        t.dims[:d] + [None] + t.dims[d + 1:], [axis]), role=t.role,
-                        tlayout=None if t.tlayout is None else self.renumbered(
-                            [None if x == axis else x for x in t.tlayout], [axis]))
-                out.append(t)
-            ts = out
+                return ts
         return ts
 
     def cat(self, tensors, dim, node):

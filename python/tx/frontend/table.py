@@ -738,7 +738,7 @@ def sdpa_attention(tr, node, args, kwargs):
     return eager_attention(tr, node, args, kwargs)
 
 
-sdpa_attention.registry_only = True  # a file's own function of that name: its body
+sdpa_attention.file_body_first = True  # a file's own function of that name: its body
 
 
 # The handler reads these parameters: a file's own eager_attention_forward
@@ -1154,7 +1154,7 @@ def _not_tracing(name):
         if len(args) + len(kwargs) > 1:
             raise FrontendError("%s takes at most one argument" % name, node)
         return False
-    handler.tracing_query = True
+    handler.file_body_first = True
     return handler
 
 
@@ -1244,13 +1244,23 @@ def alias_function(name, existing):
 FUNCTIONS["apply_rotary_single"] = rotary_single
 
 
-def lookup_function(name):
-    if name in FUNCTIONS:
-        return FUNCTIONS[name]
+def _lookup(mapping, name):
+    """mapping's entry for a dotted name, or (outside torch) for its last
+    component."""
+    if name in mapping:
+        return mapping[name]
     short = name.rsplit(".", 1)[-1]
-    if not name.startswith("torch.") and short in FUNCTIONS:
-        return FUNCTIONS[short]
+    if not name.startswith("torch.") and short in mapping:
+        return mapping[short]
     return None
+
+
+def lookup_function(name):
+    return _lookup(FUNCTIONS, name)
+
+
+def lookup_import_time_function(name):
+    return _lookup(IMPORT_TIME_FUNCTIONS, name)
 
 
 # -- forward arguments of the imported module, by parameter name --------------

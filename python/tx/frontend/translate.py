@@ -1119,8 +1119,7 @@ class Translator(Ops):
                 if kwargs.get("sliding_window") is not None:
                     raise FrontendError("sliding-window attention is not supported", node)
                 handler = None
-            if getattr(handler, "tracing_query", False) or \
-                    getattr(handler, "registry_only", False):
+            if getattr(handler, "file_body_first", False):
                 # The file's own is_torch_fx_proxy & co. (or a function named
                 # as a registry entry, sdpa_attention_forward): its body decides.
                 handler = None
@@ -1244,13 +1243,14 @@ class Translator(Ops):
         if len(args) > 1:
             raise FrontendError("OrderedDict takes at most one positional argument", node)
         result = {}
-        if args:
-            pairs = args[0].items() if isinstance(args[0], dict) else args[0]
-            if not isinstance(pairs, (list, tuple)) and not isinstance(args[0], dict):
+        if args and isinstance(args[0], dict):
+            result.update(args[0])
+        elif args:
+            if not isinstance(args[0], (list, tuple)):
                 raise FrontendError("OrderedDict(...) of %s is not supported; expected a "
                                     "list of (key, value) pairs" % self.describe(args[0]),
                                     node)
-            for pair in pairs:
+            for pair in args[0]:
                 if not isinstance(pair, tuple) or len(pair) != 2:
                     raise FrontendError("OrderedDict(...): each item must be a (key, value) "
                                         "pair, got %s" % self.describe(pair), node)
@@ -1261,13 +1261,11 @@ class Translator(Ops):
     def call_named(self, name, args, kwargs, node):
         if self.src.is_logging(name):
             return None  # logger.warning_once(...), warnings.warn(...): no op
-        if name in table.IMPORT_TIME_FUNCTIONS or \
-                name.rsplit(".", 1)[-1] in table.IMPORT_TIME_FUNCTIONS and \
-                not name.startswith("torch."):
+        at_import = table.lookup_import_time_function(name)
+        if at_import is not None:
             # transformers' get_torch_version(), packaging's version.parse:
             # Python values, in __init__ too.
-            short = name if name in table.IMPORT_TIME_FUNCTIONS else name.rsplit(".", 1)[-1]
-            return table.IMPORT_TIME_FUNCTIONS[short](self, node, args, kwargs)
+            return at_import(self, node, args, kwargs)
         if name == "collections.OrderedDict":
             # nn.Sequential(OrderedDict([("fc1", ...), ...])): a dict keeps
             # insertion order, all an OrderedDict adds that the frontend reads.

@@ -75,11 +75,28 @@ static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
       lead.push_back(i);
     reassoc = {lead, {rank - 1}};
   }
-  bool canCollapse =
-      rank == 2 ||
-      (rank > 2 && memref::CollapseShapeOp::isGuaranteedCollapsible(
-                       xType, reassoc));
-  if (canCollapse) {
+  // An input of rank > 2 whose leading dimensions cannot be collapsed (a
+  // slice of a merged projection's output: its token stride is not known
+  // to be a multiple of the rows) is copied into a contiguous buffer first.
+  // The GEMM then runs as the 2-D matmul, with the same sums in the same
+  // order as on a contiguous input (the N-D contraction below sums in
+  // another order: fused and unfused programs differed in the last bit,
+  // and in bf16 by a rounding step).
+  if (rank > 2 &&
+      !memref::CollapseShapeOp::isGuaranteedCollapsible(xType, reassoc)) {
+    SmallVector<Value> dynSizes;
+    for (int64_t i = 0; i < rank; ++i)
+      if (xType.isDynamicDim(i))
+        dynSizes.push_back(memref::DimOp::create(b, loc, x, i));
+    auto contiguous = MemRefType::get(xType.getShape(), xType.getElementType(),
+                                      MemRefLayoutAttrInterface(),
+                                      xType.getMemorySpace());
+    Value copy = memref::AllocOp::create(b, loc, contiguous, dynSizes);
+    linalg::CopyOp::create(b, loc, x, copy);
+    x = copy;
+    xType = contiguous;
+  }
+  if (rank >= 2) {
     Value x2 = x, acc2 = acc;
     if (rank > 2) {
       x2 = memref::CollapseShapeOp::create(b, loc, x, reassoc);
@@ -89,7 +106,7 @@ static void buildLinear(OpBuilder &b, Location loc, LayerOp layer, Value x,
     linalg::MatmulTransposeBOp::create(b, loc, ValueRange{x2, w},
                                        ValueRange{acc2});
   } else {
-    // N-D contraction: loops (d0..d_{r-2}, n, k).
+    // A vector input: y[n] = sum_k x[k] W[n, k].
     unsigned nLoops = rank + 1;
     SmallVector<AffineExpr> xe, we, oe;
     for (int64_t i = 0; i < rank - 1; ++i) {

@@ -6,6 +6,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tx;
@@ -44,8 +47,8 @@ static MemRefType transposeType(MemRefType source, ArrayRef<int64_t> perm) {
 
 /// Whether every use of `value`, given the strided type `type`, still
 /// verifies once the views down the use chain take re-inferred types
-/// (collected in `retypes`). The tx compute ops listed below verify shapes
-/// only, so they accept strided operands; anything else (yields, returns,
+/// (collected in `retypes`). The tx compute ops listed below accept strided
+/// operands (retypeUses verifies them once retyped); anything else (yields, returns,
 /// calls, container writes, opaque calls, ops added later) gets the exact
 /// old type through a copy.
 static bool collectRetypes(Value value, MemRefType type,
@@ -81,14 +84,56 @@ static bool collectRetypes(Value value, MemRefType type,
 
 /// Replaces `oldResult` by `slice`, retyping views, or by a contiguous copy
 /// of the slice made where the old result was produced.
+/// Replaces the uses of `oldResult` by `slice` and retypes the views down
+/// the use chains as `retypes` says, then verifies every op that uses a
+/// value whose type changed: an op may tie an operand's type to another's
+/// (tx.layernorm's bias to its weight: a slice at another offset, or a
+/// contiguous parameter, has another layout). Where one does not verify,
+/// everything is undone and false returned.
+static bool retypeUses(Value oldResult, Value slice,
+                       ArrayRef<std::pair<Value, Type>> retypes) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : oldResult.getUses())
+    uses.push_back(&use);
+  SmallVector<Type> oldTypes;
+  for (auto &[value, type] : retypes)
+    oldTypes.push_back(value.getType());
+  oldResult.replaceAllUsesWith(slice);
+  for (auto [value, type] : retypes)
+    value.setType(type);
+  SetVector<Operation *> users;
+  for (OpOperand *use : uses)
+    users.insert(use->getOwner());
+  for (auto &[value, type] : retypes)
+    for (Operation *user : value.getUsers())
+      users.insert(user);
+  bool ok = true;
+  {
+    // Failing candidates are expected: their diagnostics are not errors.
+    ScopedDiagnosticHandler quiet(slice.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    for (Operation *user : users)
+      if (failed(verify(user, /*verifyRecursively=*/false))) {
+        ok = false;
+        break;
+      }
+  }
+  if (ok)
+    return true;
+  for (auto [entry, type] : llvm::zip(retypes, oldTypes)) {
+    Value value = entry.first;
+    value.setType(type);
+  }
+  for (OpOperand *use : uses)
+    use->set(oldResult);
+  return false;
+}
+
 static void replaceBySlice(OpBuilder &b, Value oldResult, Value slice) {
   SmallVector<std::pair<Value, Type>> retypes;
-  if (collectRetypes(oldResult, cast<MemRefType>(slice.getType()), retypes)) {
-    oldResult.replaceAllUsesWith(slice);
-    for (auto &[value, type] : retypes)
-      value.setType(type);
+  if (collectRetypes(oldResult, cast<MemRefType>(slice.getType()), retypes) &&
+      retypeUses(oldResult, slice, retypes))
     return;
-  }
   // One copy for all uses keeps the semantics of the original fresh buffer
   // exactly, whatever later writes go through which use.
   Location loc = slice.getLoc();

@@ -81,6 +81,8 @@ class Ops:
     def tensor(self, v, node, what="argument"):
         if isinstance(v, V.Unavailable):
             raise FrontendError(v.why, node)
+        if isinstance(v, V.NormChain) and v.stage == "sq":
+            v = self.norm_square(v, node)
         self.no_chain(v, node)
         if not isinstance(v, V.Tensor):
             raise FrontendError("%s must be a tensor, got %s" % (what, self.describe(v)), node)
@@ -1267,7 +1269,33 @@ class Ops:
             self.copy_into(part, self.narrow(whole, 2, p * half, half, node), node)
         return V.Tensor(out, x.dims)
 
-    def rotary(self, x, cos, sin, heads_dim, node, rotary_dim=None, interleaved=False):
+    def rotary_heads_dim(self, x, cos, unsqueeze_dim):
+        """The dimension of a [batch, ., ., head_dim] x that cos/sin
+        unsqueezed at `unsqueeze_dim` broadcast over, as PyTorch aligns the
+        shapes from the last dimension: cos [1, tokens, d] unsqueezed at 0
+        (Pixtral's `unsqueeze_dim=0`) is [1, 1, tokens, d], as at 1; at -2 as
+        at 2. Any other `unsqueeze_dim` (or x) is returned as it is (the
+        checks of rotary then decide)."""
+        u = unsqueeze_dim
+        if isinstance(u, bool) or not isinstance(u, int) or not isinstance(x, V.Tensor) or \
+                x.dims is None or len(x.dims) != 4 or not isinstance(cos, V.Tensor) or \
+                cos.dims is None:
+            return u
+        r = len(cos.dims)
+        if not -(r + 1) <= u <= r:
+            return u
+        cd = list(cos.dims)
+        cd.insert(u + r + 1 if u < 0 else u, None)
+        if len(cd) > 4 or x.dims.count(1) != 1:
+            return u
+        cd = [None] * (4 - len(cd)) + cd
+        heads = x.dims.index(1)
+        if cd[heads] is None and all((c == 0) == (d == 0) for c, d in zip(cd, x.dims)):
+            return heads
+        return u
+
+    def rotary(self, x, cos, sin, heads_dim, node, rotary_dim=None, interleaved=False,
+               negate_sin=False):
         """tx.rotary on the first `rotary_dim` features of each head (all of
         them by default); the rest pass through (HF's partial rotary: the
         rotated part and the rest concatenated). `interleaved`: pairs (2i,
@@ -1280,6 +1308,7 @@ class Ops:
             if not isinstance(c, V.Tensor) or c.role not in ("cos", "sin"):
                 raise FrontendError("rotary cos/sin must be the forward's position "
                                     "embeddings", node)
+        heads_dim = self.rotary_heads_dim(x, cos, heads_dim)
         x = self.unit_heads(x, heads_dim, node)
         if len(x.type.shape) != 3 or x.dims[-1] != 2 or x.dims[heads_dim] != 1:
             raise FrontendError("rotary input must be [..., heads, tokens, head_dim] with "
@@ -1298,6 +1327,14 @@ class Ops:
             x, interleaved = self.deinterleaved(x, node), False
         for c in (cos, sin):
             self.fix_last(c, rot // 2, node, "rotary %s" % c.role)
+        if negate_sin:
+            # The helper rotates by minus the angle (NanoChat's rotate_half):
+            # tx.rotary of -sin.
+            src = sin
+            neg = self.fresh("negsin", src.type.contiguous())
+            self.em.op([neg], lambda: "tx.unary neg %s : %s -> %s" % (
+                src.value, src.type, neg.type), node)
+            sin = V.Tensor(neg, src.dims)
         part = self.narrow(x, 2, 0, rot, node)
         out = self.fresh("rot", part.type.contiguous())
         self.em.op([out], lambda: "tx.rotary %s, %s, %s%s : %s, %s, %s -> %s" % (
@@ -1791,6 +1828,23 @@ class Ops:
         """x ** 3 (torch.pow(x, 3), x.pow(3)) as PyTorch computes it: (x * x) * x."""
         return self.binary("mul", self.binary("mul", t, t, node), t, node)
 
+    def norm_square(self, c, node):
+        """x.square() / x.pow(2) / x ** 2 used as a tensor, not as the
+        next step of a norm (NanoChat's `F.relu(x).square()`): x * x, as
+        PyTorch computes it, emitted here. Only when nothing but parameter
+        reads was emitted since the square (x cannot have been written in
+        between); the value is kept, so every later use reads the same
+        buffer."""
+        done = getattr(c, "square_value", None)
+        if done is not None:
+            return done
+        block, length = c.mark
+        if block is not self.em.blocks[-1] or any(
+                not getattr(i, "reads_param", False) for i in block.items[length:]):
+            self.no_chain(c, node)
+        c.square_value = self.binary("mul", c.x, c.x, node)
+        return c.square_value
+
     def norm_mark(self):
         block = self.em.blocks[-1]
         return (block, len(block.items))
@@ -1873,6 +1927,10 @@ class Ops:
                 raise FrontendError("a tensor scaled by %s of another tensor: not "
                                     "supported (a norm scales the tensor whose statistic "
                                     "it is)" % c.what(), node)
+            if c.stage == "sq" and not isinstance(other, V.NormChain):
+                # A square that is no norm's (x.square() * 0.5): x * x.
+                sq = self.norm_square(c, node)
+                return self.binary(kind, sq if c is a else a, sq if c is b else b, node)
         self.no_chain(chains[0], node)
 
     def norm_result(self, kind, x, eps, node, *chains):
@@ -2087,7 +2145,9 @@ class Ops:
             ", ".join(str(t.type) for t in tensors),
             ", ".join(str(r.type) for r in results)), node)
         if results:
-            return V.Tensor(results[0], tensors[0].dims)
+            t = V.Tensor(results[0], tensors[0].dims)
+            t.opaque_of = (name, node.lineno)  # for errors naming it (describe)
+            return t
         return V.Unavailable("the result of the opaque call '%s' (line %d) has no known "
                              "type" % (name, node.lineno))
 

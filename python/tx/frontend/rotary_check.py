@@ -819,13 +819,20 @@ def classify(src, fn, params, order, rot):
     otherwise."""
     inputs = [(n, params[n]) for n in order]
     failures = []
-    for layout, (interleaved, angles) in LAYOUTS.items():
+    # Each layout as HF gives cos/sin, then (only if none matched) each with
+    # the helper given -sin: a helper that computes tx.rotary's rotation of
+    # -sin (NanoChat's rotate_half, `cat((x2, -x1))`: the rotation by minus
+    # the angle) is tx.rotary of the negated sin (NEGATED_SIN).
+    tries = [(layout, False) for layout in LAYOUTS] + [(layout, True) for layout in LAYOUTS]
+    for layout, negated in tries:
+        interleaved, angles = LAYOUTS[layout]
         env = {}
         for n, v in params.items():
             if isinstance(v, Input):
                 v = Sym(v.lead, [_var(n, j) for j in range(v.width)])
             elif isinstance(v, Rope):
-                v = Sym(v.lead, [_var(v.kind, a) for a in angles(rot)])
+                v = Sym(v.lead, [_pscale(_var(v.kind, a), -1.0) if negated and
+                                 v.kind == "sin" else _var(v.kind, a) for a in angles(rot)])
             env[n] = v
         ev = Evaluator(src)
         try:
@@ -834,18 +841,31 @@ def classify(src, fn, params, order, rot):
         except _Return as r:
             result = r.value
         except NotRotary as e:
-            failures.append((1, e))
+            if not negated:
+                failures.append((1, e))
             continue
         results = list(result) if isinstance(result, (tuple, list)) else [result]
         try:
             check_results(results, inputs, rot, interleaved)
         except NotRotary as e:
-            failures.append((0, e))
+            if not negated:
+                failures.append((0, e))
             continue
-        return layout
+        return layout + NEGATED_SIN if negated else layout
     # The layout whose run got furthest (a result computed, but another
     # rotation), and of those the closest, tells best what the helper does.
     raise min(failures, key=lambda f: (f[0], getattr(f[1], "distance", ())))[1]
+
+
+# classify's layout suffix for a helper computing tx.rotary with -sin.
+NEGATED_SIN = "/negated-sin"
+
+
+def split_layout(layout):
+    """(the LAYOUTS key, whether sin is negated) of a layout classify gave."""
+    if layout.endswith(NEGATED_SIN):
+        return layout[:-len(NEGATED_SIN)], True
+    return layout, False
 
 
 def check_results(results, inputs, rot, interleaved):

@@ -623,7 +623,7 @@ def rotary_operands(handler, args, kwargs, node):
                 _arg(args, kwargs, first + 1, "sin", node))
 
 
-def rotary_pair(tr, node, args, kwargs, interleaved=False):
+def rotary_pair(tr, node, args, kwargs, interleaved=False, negate_sin=False):
     """HF apply_rotary_pos_emb(q, k, cos, sin, position_ids=None, unsqueeze_dim=1);
     `interleaved`: the file's own helper rotates pairs (2i, 2i+1)
     (translate.rotary_layout), HF's Llama rotates the halves."""
@@ -634,16 +634,17 @@ def rotary_pair(tr, node, args, kwargs, interleaved=False):
         raise FrontendError("the two-tensor rotary helper (q, k, cos, sin) got %s as k: "
                             "for a one-tensor helper use --helper NAME=apply_rotary_single"
                             % k.role, node)
-    return (tr.rotary(q, cos, sin, heads_dim, node, rot, interleaved),
-            tr.rotary(k, cos, sin, heads_dim, node, rot, interleaved))
+    return (tr.rotary(q, cos, sin, heads_dim, node, rot, interleaved, negate_sin),
+            tr.rotary(k, cos, sin, heads_dim, node, rot, interleaved, negate_sin))
 
 
-def rotary_single(tr, node, args, kwargs, interleaved=False):
+def rotary_single(tr, node, args, kwargs, interleaved=False, negate_sin=False):
     """apply_rotary(x, cos, sin, unsqueeze_dim=1): one tensor (Gemma style;
     GPT-J's apply_rotary_pos_emb(tensor, sin, cos) by the names)."""
     (x,), (cos, sin) = rotary_operands(rotary_single, args, kwargs, node)
     heads_dim = _arg(args, kwargs, 4, "unsqueeze_dim", node, 1)
-    return tr.rotary(x, cos, sin, heads_dim, node, rotary_dim(tr, x, node), interleaved)
+    return tr.rotary(x, cos, sin, heads_dim, node, rotary_dim(tr, x, node), interleaved,
+                     negate_sin)
 
 
 _EAGER_ARGS = ("module", "query", "q", "key", "k", "value", "v", "attention_mask", "mask",

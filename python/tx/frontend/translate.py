@@ -1137,14 +1137,23 @@ class Translator(Ops):
                     # is not tx.attention's (body_check: its body must not
                     # cap either).
                     named.pop("softcap", None)
+                if handler is table.rotary_pair and len(names) > 1 and \
+                        getattr(bound.get(names[1]), "role", None) in ("cos", "sin"):
+                    # The file's helper of that name rotates one tensor
+                    # (Gemma 3n's apply_rotary_pos_emb(x, cos, sin, ...),
+                    # GPT-J's (tensor, sin, cos)): its second parameter is
+                    # given a rotary table, not a tensor to rotate.
+                    handler = table.rotary_single
                 if handler in (table.rotary_pair, table.rotary_single):
                     positional = [bound[n] for n in names]
                     operands = table.rotary_operands(handler, positional, named, node)
                     layout = self.rotary_layout(func.node, bound, params, named, operands,
                                                 node)
+                    base, negated = rotary_check.split_layout(layout) \
+                        if layout is not None else (None, False)
                     return handler(self, node, positional, named,
-                                   interleaved=layout is not None and
-                                   rotary_check.LAYOUTS[layout][0])
+                                   interleaved=base is not None and
+                                   rotary_check.LAYOUTS[base][0], negate_sin=negated)
                 result = handler(self, node, [bound[n] for n in names], named)
                 if handler in BODY_CHECKS:
                     # The file's own body, replaced by what the handler
@@ -1282,6 +1291,17 @@ class Translator(Ops):
                 # ImageGPT's nn.Parameter(torch.Tensor(hidden)): the legacy
                 # constructor of sizes, uninitialised (a list is data: not this).
                 return table.init_tensor(self, node, args, kwargs)
+            if name == "torch.full":
+                # Mimi's layer scale nn.Parameter(torch.full((n,), scale)):
+                # the sizes (the checkpoint gives the values).
+                a = table.bind(name, ["size", "fill_value", "*", ("out", None),
+                                      ("dtype", None), ("layout", None), ("device", None),
+                                      ("requires_grad", False)], args, kwargs, node,
+                               fixed=("out",))
+                if not isinstance(a["size"], (tuple, list)):
+                    raise FrontendError("torch.full: the sizes must be a tuple or list "
+                                        "known at import", node)
+                return table.init_tensor(self, node, [tuple(a["size"])], {})
             if name in table.INIT_TENSORS:
                 t = table.init_tensor(self, node, args, kwargs)
                 if name == "torch.ones":
@@ -1920,6 +1940,10 @@ class Translator(Ops):
         return V.Guard(self.flag_args[key])
 
     def describe(self, v):
+        if isinstance(v, V.Tensor) and getattr(v, "opaque_of", None) is not None:
+            # Qwen3-MoE's `routing_weights, selected_experts = torch.topk(...)`.
+            return "a tensor, the one result of the opaque call '%s' (line %d: tx does " \
+                "not run it)" % v.opaque_of
         if isinstance(v, V.Tensor):
             return "a tensor"
         if isinstance(v, V.Instance):
@@ -1936,6 +1960,11 @@ class Translator(Ops):
             return v.what()
         if isinstance(v, V.CausalMask):
             return "the attention mask"
+        if isinstance(v, V.BoolMask):
+            # Not Python's repr (an address): GPT-1's float `bias` buffer
+            # multiplying the scores (`w * b + -1e4 * (1 - b)`).
+            return "the attention mask buffer of __init__ (only torch.where(mask, scores, " \
+                "very negative) applies it)"
         if isinstance(v, V.Positions):
             return "the position ids (no tensor in tx: they select the rows of the " \
                 "rotary cos/sin arguments)"

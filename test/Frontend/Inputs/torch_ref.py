@@ -229,6 +229,11 @@ def transformers_stub():
         # tx.frontend's table.TORCH_VERSION (the version the import assumes).
         "get_torch_version": lambda: "2.6.0",
     }
+    # transformers.activations' module-level instances kept for backward
+    # compatibility (`from ...activations import gelu_new, silu`: OpenAI
+    # GPT's ACT_FNS): get_activation(name).
+    for a in ("gelu_python", "gelu_new", "gelu", "quick_gelu", "silu"):
+        names[a] = act2fn[a]
     for d in ("auto_docstring", "can_return_tuple", "check_model_inputs",
               "dynamic_rope_update", "torch_int"):
         names[d] = passthrough

@@ -22,10 +22,11 @@ def TxCpuTileAndVectorize : Pass<"tx-cpu-tile-and-vectorize", "::mlir::ModuleOp"
     static, then vectorises every linalg op with a static shape (GEMM tiles
     become `vector.contract`, lowered to outer products / FMAs). A call
     with at least `gemm-pack-min-tokens` rows packs the weight instead, in
-    BLIS's order: per N block, the weight block transposed once; per block
-    of `gemm-token-block` rows, per K block, the rows (read in place)
-    multiplied by `gemm-packed-tile` tiles (the output rows stay in cache
-    across the K blocks). A call with fewer rows multiplies them by the
+    BLIS's order: per N block, the weight block transposed once into
+    contiguous [K, n] panels of the packed tile's n columns; per block of
+    `gemm-token-block` rows, per K block, per panel, the rows (read in
+    place) multiplied by `gemm-packed-tile` tiles (the panel's K block stays
+    in L1, the output rows in cache across the K blocks). A call with fewer rows multiplies them by the
     weight vectorised along K (`gemm-few-token-tile`: per tile of outputs,
     one vector accumulator each, summed by halves after the K loop), where
     K is a multiple of the lanes (where AliasAnalysis cannot prove the

@@ -1,10 +1,11 @@
 // The CPU GEMM tiling on its own: a loop over N cache blocks of the weight;
 // per block, when the call has at least gemm-pack-min-tokens rows, BLIS's
-// order: the weight's N block transposed once, then per block of
+// order: the weight's N block transposed once into panels of the packed
+// tile's N (32) columns, each [K, 32] contiguous, then per block of
 // gemm-token-block token rows (all rows with gemm-token-block=0) a loop over
-// K blocks, each multiplying the rows' K block, read in place (no copy),
-// with the wider packed register tile (the output rows stay in cache across
-// the K blocks); else the few-token kernel, vectorised along K (one vector
+// K blocks and, inside, over the panels, each multiplying the rows' K block,
+// read in place (no copy), by the panel's K block with the wider packed
+// register tile (the output rows stay in cache across the K blocks); else the few-token kernel, vectorised along K (one vector
 // accumulator per output of a 4x4 tile over the whole K, summed by halves
 // after the loop, then the rows left one at a time), or with
 // gemm-few-token-tile=0,0,0 (and where the kernel does not apply) the direct
@@ -36,11 +37,18 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // CHECK: %[[MANY:.+]] = arith.cmpi sge, %{{.+}}, %[[C112]]
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[C512]] step %[[C256]]
 // CHECK:     scf.if %[[MANY]] {
-// CHECK:       %[[WT:.+]] = memref.alloc() : memref<1024x256xf32>
+// CHECK:       %[[WT:.+]] = memref.alloc() : memref<8x1024x32xf32>
 // CHECK-NOT:   memref.alloc
+// CHECK:       scf.for %[[J:.+]] = %c0 to %c8 step %c1 {
+// CHECK:         %[[ROWS:.+]] = memref.subview %{{.+}}[%{{.+}}, 0] [32, 1024] [1, 1]
+// CHECK:         %[[PANEL:.+]] = memref.subview %[[WT]][%[[J]], 0, 0] [1, 1024, 32] [1, 1, 1] : memref<8x1024x32xf32> to memref<1024x32xf32, strided<[32, 1], offset: ?>>
+// CHECK:         vector.transfer_read %{{.+}} : memref<8x8xf32, strided<[1024, 1], offset: ?>>, vector<8x8xf32>
+// CHECK:         vector.transfer_write %{{.+}} : vector<8x8xf32>, memref<8x8xf32, strided<[32, 1], offset: ?>>
 // CHECK:       scf.for %[[M0:.+]] = %{{.+}} to %{{.+}} step %[[C128]]
 // CHECK:         scf.for %[[K0:.+]] = %{{.+}} to %[[C1024]] step %[[C256]]
 // CHECK-NEXT:      memref.subview %[[X]][%[[M0]], %[[K0]]]
+// CHECK-NEXT:      scf.for %[[P:.+]] = %c0 to %c8 step %c1 {
+// CHECK:             memref.subview %[[WT]][%[[P]], %[[K0]], 0] [1, 256, 32] [1, 1, 1] : memref<8x1024x32xf32> to memref<256x32xf32, strided<[32, 1], offset: ?>>
 // CHECK:       %[[PACC:.+]] = vector.transfer_read
 // CHECK:       %[[PSUM:.+]] = scf.for %{{.+}} = %{{.+}} to %[[C256]] step %c8 iter_args(%{{.+}} = %[[PACC]]) -> (vector<8x32xf32>)
 // CHECK-NOT:     vector.transfer_write
@@ -77,7 +85,7 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // DIRECT:       vector.transfer_write %[[SUM]]
 // BADFEW: error: gemm-few-token-tile: lanes must be a power of two, not 12
 // ONEBLOCK-LABEL: func.func @fresh_output
-// ONEBLOCK: memref.alloc() : memref<1024x256xf32>
+// ONEBLOCK: memref.alloc() : memref<8x1024x32xf32>
 // ONEBLOCK-NOT: step %c128
 // ONEBLOCK: } else {
 // NOPACK-LABEL: func.func @fresh_output
@@ -96,7 +104,7 @@ memref.global @weight : memref<512x1024xf32> = uninitialized
 // PAR: scf.if %[[MANY]] {
 // PAR-NOT: scf.if
 // PAR:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c256
-// PAR:       %[[WT:.+]] = memref.alloc() : memref<1024x256xf32>
+// PAR:       %[[WT:.+]] = memref.alloc() : memref<8x1024x32xf32>
 // PAR:       scf.forall (%{{.+}}) = (0) to (%{{.+}}) step (128) {
 // PAR-NOT:       memref.alloc
 // PAR:         scf.for %{{.+}} = %{{.+}} to %c1024 step %c256
@@ -151,7 +159,7 @@ memref.global @wide : memref<2048x256xf32> = uninitialized
 // PAR-LABEL: func.func @many_n_blocks
 // PAR: scf.forall (%{{.+}}) in (8) {
 // PAR:   scf.if
-// PAR:     memref.alloc() : memref<256x256xf32>
+// PAR:     memref.alloc() : memref<8x256x32xf32>
 // PAR-NOT: scf.forall
 // PAR:     scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c128
 // PAR: return

@@ -485,8 +485,8 @@ struct RotaryLowering : RowsConversionPattern<RotaryOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto inType = cast<MemRefType>(op.getInput().getType());
     int64_t headDim = inType.getDimSize(2);
-    if (ShapedType::isDynamic(headDim))
-      return rewriter.notifyMatchFailure(op, "dynamic head_dim");
+    if (std::string why = dynamicHeadShape(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
     int64_t half = headDim / 2;
     bool interleaved = op.getInterleaved();
     Location loc = op.getLoc();
@@ -555,9 +555,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     auto kType = cast<MemRefType>(op.getKey().getType());
     auto vType = cast<MemRefType>(op.getValue().getType());
     int64_t hq = qType.getDimSize(1), hkv = kType.getDimSize(1);
-    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
-        qType.isDynamicDim(2) || vType.isDynamicDim(2))
-      return rewriter.notifyMatchFailure(op, "dynamic head counts or head_dim");
+    if (std::string why = dynamicHeadShape(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
     int64_t groups = hq / hkv;
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
@@ -721,6 +720,22 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
 };
 
 } // namespace
+
+std::string tx::detail::dynamicHeadShape(Operation *op) {
+  auto dynamic = [](Value v, unsigned dim) {
+    return cast<MemRefType>(v.getType()).isDynamicDim(dim);
+  };
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    if (dynamic(attention.getQuery(), 1) || dynamic(attention.getKey(), 1))
+      return "its head counts must be static";
+    if (dynamic(attention.getQuery(), 2) || dynamic(attention.getValue(), 2))
+      return "its head_dims must be static";
+  } else if (auto rotary = dyn_cast<RotaryOp>(op)) {
+    if (dynamic(rotary.getInput(), 2))
+      return "its head_dim must be static";
+  }
+  return "";
+}
 
 namespace mlir::tx::detail {
 void populateComputePatterns(RewritePatternSet &patterns, bool rows) {

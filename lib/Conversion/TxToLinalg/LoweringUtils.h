@@ -15,6 +15,12 @@
 
 namespace mlir::tx::detail {
 
+/// What of `op`'s shapes the lowering needs static and it lacks: the head
+/// counts and head_dims of a tx.attention, the head_dim of a tx.rotary
+/// (their loops and halves are built from them); empty when lowerable.
+/// The patterns and checkTxLowerable (its located error) share it.
+std::string dynamicHeadShape(Operation *op);
+
 /// A fresh buffer of `type` (identity layout), its dynamic sizes read from
 /// the same dimensions of `shapeSource`.
 Value allocLike(OpBuilder &b, Location loc, MemRefType type,

@@ -54,10 +54,10 @@ struct RowAttentionLowering : OpConversionPattern<AttentionOp> {
     auto vType = cast<MemRefType>(op.getValue().getType());
     int64_t hq = qType.getDimSize(1), hkv = kType.getDimSize(1);
     int64_t headDim = qType.getDimSize(2), vHeadDim = vType.getDimSize(2);
-    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hkv) ||
-        ShapedType::isDynamic(headDim) || headDim == 0 ||
-        ShapedType::isDynamic(vHeadDim) || vHeadDim == 0)
-      return rewriter.notifyMatchFailure(op, "dynamic head counts or head_dim");
+    if (std::string why = dynamicHeadShape(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    if (headDim == 0 || vHeadDim == 0)
+      return rewriter.notifyMatchFailure(op, "empty heads");
     int64_t groups = hq / hkv;
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;

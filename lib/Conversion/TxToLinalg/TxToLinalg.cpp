@@ -196,6 +196,9 @@ LogicalResult tx::checkTxLowerable(ModuleOp module, bool allowCollectives) {
     if (isa<OpaqueCallOp>(op)) {
       op->emitOpError("cannot be lowered to linalg: the callee is unknown");
       failed = true;
+    } else if (std::string why = detail::dynamicHeadShape(op); !why.empty()) {
+      op->emitOpError("cannot be lowered to linalg: ") << why;
+      failed = true;
     } else if (!allowCollectives && isMultiRankCollective(op)) {
       op->emitOpError("cannot be lowered to linalg: a collective over more "
                       "than one rank needs the collectives runtime lowering");

@@ -55,3 +55,30 @@ module {
     return
   }
 }
+
+// -----
+
+// Attention and rotary build their loops and halves from the head counts
+// and head_dims: dynamic ones are a located error, not the conversion
+// framework's "failed to legalize".
+func.func @attention_dynamic_heads(%q: memref<?x?x8xf32>, %k: memref<?x?x8xf32>, %v: memref<?x?x8xf32>) -> memref<?x?x8xf32> {
+  // expected-error @below {{'tx.attention' op cannot be lowered to linalg: its head counts must be static}}
+  %o = tx.attention %q, %k, %v scale 0.35 causal : memref<?x?x8xf32>, memref<?x?x8xf32>, memref<?x?x8xf32> -> memref<?x?x8xf32>
+  return %o : memref<?x?x8xf32>
+}
+
+// -----
+
+func.func @attention_dynamic_head_dim(%q: memref<?x4x?xf32>, %k: memref<?x2x?xf32>, %v: memref<?x2x8xf32>) -> memref<?x4x8xf32> {
+  // expected-error @below {{'tx.attention' op cannot be lowered to linalg: its head_dims must be static}}
+  %o = tx.attention %q, %k, %v scale 0.35 : memref<?x4x?xf32>, memref<?x2x?xf32>, memref<?x2x8xf32> -> memref<?x4x8xf32>
+  return %o : memref<?x4x8xf32>
+}
+
+// -----
+
+func.func @rotary_dynamic_head_dim(%x: memref<?x2x?xf32>, %cos: memref<?x?xf32>, %sin: memref<?x?xf32>) -> memref<?x2x?xf32> {
+  // expected-error @below {{'tx.rotary' op cannot be lowered to linalg: its head_dim must be static}}
+  %y = tx.rotary %x, %cos, %sin : memref<?x2x?xf32>, memref<?x?xf32>, memref<?x?xf32> -> memref<?x2x?xf32>
+  return %y : memref<?x2x?xf32>
+}

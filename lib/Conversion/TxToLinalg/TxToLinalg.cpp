@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/FoldUtils.h"
 
 namespace mlir::tx {
 #define GEN_PASS_DEF_TXTOLINALG
@@ -137,9 +138,20 @@ LogicalResult tx::lowerTxGuards(ModuleOp module) {
 }
 
 /// Keeps only the branch that runs of each scf.if on a constant (a lowered
-/// guard): the other may hold what cannot run, e.g. the opaque call of a
+/// guard, alone or combined by i1 logic that folds): the other may hold what cannot run, e.g. the opaque call of a
 /// None layer (`self.v_proj(x)` behind `self.v_proj is not None`).
 static void foldStaticBranches(ModuleOp module) {
+  // Conditions that combine a lowered guard with other i1 values (`self.k
+  // is not None and flag`: andi %false, %flag) fold to constants first.
+  OperationFolder folder(module.getContext());
+  SmallVector<Operation *> logic;
+  module.walk([&](Operation *op) {
+    if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::SelectOp>(op) &&
+        op->getResult(0).getType().isInteger(1))
+      logic.push_back(op);
+  });
+  for (Operation *op : logic)
+    (void)folder.tryToFold(op);
   SmallVector<scf::IfOp> ifs;
   module.walk([&](scf::IfOp op) {
     if (matchPattern(op.getCondition(), m_Constant()))

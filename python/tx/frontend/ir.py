@@ -206,7 +206,11 @@ class Emitter:
                        type)
         lit = ("true" if value else "false") if type == "i1" else \
             float_literal(value) if type.startswith(("f", "bf")) else str(value)
-        self.op([v], lambda: "arith.constant %s : %s" % (lit, type), node)
+        # An i1 constant is printed `arith.constant true` (a BoolAttr carries
+        # its type: `true : i1` does not parse).
+        text = "arith.constant %s" % lit if type == "i1" else \
+            "arith.constant %s : %s" % (lit, type)
+        self.op([v], lambda: text, node)
         return v
 
     def symbol(self, name, line):

@@ -32,6 +32,13 @@ class Ops:
         # Buffers holding a copy cast to a wider dtype than the model's.
         self.widened = {}  # buffer value -> its PyTorch dtype
         self.untyped = []  # container reads whose types a later op must give
+        # Copies that PyTorch makes only with more than one token (at one
+        # token the source is contiguous and .contiguous()/.reshape return
+        # it): buffer root -> [(tensor, its one-token alias)]. After an
+        # in-place write to the root, the tensor is copied into its alias
+        # when the call has one token (token_sync), so that both hold what
+        # PyTorch's one tensor holds then.
+        self.token_aliases = {}
 
     # -- blocks ----------------------------------------------------------------
     def em_push(self):
@@ -201,11 +208,41 @@ class Ops:
                 y = self.binary("mul", x, y, node)
         return y
 
+    def wrote(self, target, node, done=None):
+        """Records an in-place write to `target`: with one token, what its
+        buffer holds is copied into its one-token aliases (and theirs)."""
+        done = set() if done is None else done
+        root = self.root(target)
+        if root in done:
+            return
+        done.add(root)
+        for src, dst in self.token_aliases.get(root, ()):
+            if self.root(dst) in done:
+                continue  # written already (where the write came from)
+            self.token_sync(src, dst, node)
+            self.wrote(dst, node, done)
+
+    def token_sync(self, src, dst, node):
+        """scf.if (tokens == 1) { tx.copy src into dst }: at one token PyTorch
+        has one tensor where tx has two buffers (see token_aliases)."""
+        c0 = self.em.constant(0, "index", node)
+        c1 = self.em.constant(1, "index", node)
+        n = self.em.fresh("tokens", "index")
+        self.em.op([n], lambda: "memref.dim %s, %s : %s" % (src.value, c0, src.type), node)
+        one = self.em.fresh("one_token", "i1")
+        self.em.op([one], lambda: "arith.cmpi eq, %s, %s : index" % (n, c1), node)
+        then = self.em_push()
+        self.em.op([], lambda: "tx.copy %s into %s : %s, %s" % (
+            src.value, dst.value, src.type, dst.type), node)
+        self.em_pop()
+        self.em_if([], one, (then, Block()), node)
+
     def unary_into(self, kind, x, target, node):
         x, target = self.tensor(x, node), self.tensor(target, node, "out")
         self.same_layout(x, target, node)
         self.em.op([], lambda: "tx.unary_into %s %s into %s : %s, %s" % (
             kind, x.value, target.value, x.type, target.type), node)
+        self.wrote(target, node)
         return target
 
     def operand(self, lhs, rhs, node, commutative):
@@ -351,6 +388,7 @@ class Ops:
         self.same_layout(lhs2, target, node)
         self.em.op([], lambda: "tx.binary_into %s %s, %s into %s : %s, %s, %s" % (
             kind, lhs2.value, r, target.value, lhs2.type, rtype, target.type), node)
+        self.wrote(target, node)
         return target
 
     def clamp(self, name, args, kwargs, node, into=None):
@@ -393,6 +431,7 @@ class Ops:
         self.same_layout(source, target, node)
         self.em.op([], lambda: "tx.copy %s into %s : %s, %s" % (
             source.value, target.value, source.type, target.type), node)
+        self.wrote(target, node)
         return target
 
     # -- views -----------------------------------------------------------------
@@ -441,7 +480,7 @@ class Ops:
             # PyTorch lays the tensor out in another order than its
             # dimensions (an attention output transposed back): reshape
             # copies it, so a later in-place write reaches one of the two.
-            t = self.contiguous_copy(t, node)
+            t = self.token_dependent_copy(t, node)
         if not t.identity():
             raise FrontendError("view/reshape of a transposed tensor is not supported "
                                 "(tx buffers stay token-major)", node)
@@ -489,7 +528,7 @@ class Ops:
         if t.type.strides is not None:
             strided = self.strided_view(t.type, tuple(target), node, not copy)
             if strided is None:
-                t = self.contiguous_copy(t, node)
+                t = self.token_dependent_copy(t, node)
             else:
                 rtype = strided
         if rtype == t.type:
@@ -600,6 +639,41 @@ class Ops:
             # A wider copy (.float() of a bf16 tensor): its values are the
             # model's; a cast of it back is a copy again.
             self.widened[out.value] = target
+        return out
+
+    def contiguous_at_one_token(self, t):
+        """Whether PyTorch's tensor t is contiguous when the call has one
+        token (the token dimension, then of size 1, does not count)."""
+        tok = 0 if t.type.shape and t.type.shape[0] is None else None
+        if t.tlayout is not None:
+            return [d for d in t.dims if d not in (None, tok)] == \
+                [d for d in t.tlayout if d not in (None, tok)]
+        axes = [d for d in t.dims if d is not None and d != tok]
+        if axes != sorted(axes):
+            return False
+        try:
+            strides, _ = t.type.layout()
+        except ValueError:
+            return False
+        expect = 1
+        for d in reversed(axes):
+            size = t.type.shape[d]
+            if size == 1:
+                continue
+            if expect is None or strides[d] != expect:
+                return False
+            expect = None if size is None else expect * size
+        return True
+
+    def token_dependent_copy(self, t, node):
+        """contiguous_copy of t where PyTorch copies only with more than one
+        token (.contiguous(), .reshape): at one token t is contiguous and
+        PyTorch returns it, so the two are recorded as one-token aliases
+        (kept equal after in-place writes when the call has one token)."""
+        out = self.contiguous_copy(t, node)
+        if self.contiguous_at_one_token(t):
+            self.token_aliases.setdefault(self.root(t), []).append((t, out))
+            self.token_aliases.setdefault(self.root(out), []).append((out, t))
         return out
 
     def contiguous_copy(self, t, node):
@@ -962,7 +1036,7 @@ class Ops:
             bind("Tensor.contiguous", [("memory_format", "torch.contiguous_format")],
                  args, kwargs, node)
             t = self.tensor(t, node)
-            return t if self.is_contiguous(t) else self.contiguous_copy(t, node)
+            return t if self.is_contiguous(t) else self.token_dependent_copy(t, node)
         if name in ("float", "half", "bfloat16", "double", "to", "type_as") or \
                 (name == "type" and args):
             return self.cast(self.tensor(t, node), name, args, kwargs, node)
@@ -2050,6 +2124,18 @@ class Ops:
         return V.Guard(out)
 
     def guard_logic(self, op, values, node):
+        # A Python truth value among the operands decides as Python's does:
+        # `g and False` is False and `g or True` True whatever the guard
+        # (returned as a Python bool, so that an `if` on it is decided at
+        # import: its other branch may call a layer that is None); `g and
+        # True` / `g or False` are the other operands'.
+        decides = op == "or"
+        consts = [v for v in values if not isinstance(v, V.Guard)]
+        if any(bool(v) == decides for v in consts):
+            return decides
+        values = [v for v in values if isinstance(v, V.Guard)] or [not decides]
+        if len(values) == 1 and not isinstance(values[0], V.Guard):
+            return values[0]
         acc = None
         for v in values:
             if not isinstance(v, V.Guard):

@@ -90,10 +90,20 @@ def test_partial_interleaved_in_the_helper():
     assert "interleaved : memref<?x4x8xf32, strided<[64, 16, 1]>>, memref<?x4xf32>" in text
 
 
+def test_minus_the_angle():
+    # rotate_half returning cat((x2, -x1)) (NanoChat's): a rotation by minus
+    # the angle, tx.rotary of -sin (tried after every plain layout failed).
+    text = imported(LLAMA.replace("(-x2, x1)", "(x2, -x1)"))
+    assert "tx.unary neg %sin" in text
+    assert "interleaved" not in text
+
+
 @pytest.mark.parametrize("helper, what", [
     # The halves rotated the other way round: a rotation by minus the angle.
-    (LLAMA.replace("(-x2, x1)", "(x2, -x1)"),
-     "feature 0 of its result for 'q' is q[0]*cos[0] + q[8]*sin[0], "
+    # The halves rotated by minus the angle, and scaled (no layout fits,
+    # with sin or with -sin).
+    (LLAMA.replace("(-x2, x1)", "(x2, -x1)").replace("rotate_half(q) * sin", "rotate_half(q) * sin * 2"),
+     "feature 0 of its result for 'q' is q[0]*cos[0] + 2*q[8]*sin[0], "
      "not q[0]*cos[0] - q[8]*sin[0]"),
     # cos and sin swapped in the helper's body.
     (COHERE.replace("(q * cos) + (rotate_half(q) * sin)", "(q * sin) + (rotate_half(q) * cos)"),

@@ -138,8 +138,9 @@ LogicalResult tx::lowerTxGuards(ModuleOp module) {
 }
 
 /// Keeps only the branch that runs of each scf.if on a constant (a lowered
-/// guard, alone or combined by i1 logic that folds): the other may hold what cannot run, e.g. the opaque call of a
-/// None layer (`self.v_proj(x)` behind `self.v_proj is not None`).
+/// guard, alone or combined by i1 logic that folds): the other may hold
+/// what cannot run, e.g. the opaque call of a None layer (`self.v_proj(x)`
+/// behind `self.v_proj is not None`).
 static void foldStaticBranches(ModuleOp module) {
   // Conditions that combine a lowered guard with other i1 values (`self.k
   // is not None and flag`: andi %false, %flag) fold to constants first.

@@ -48,9 +48,9 @@ static MemRefType transposeType(MemRefType source, ArrayRef<int64_t> perm) {
 /// Whether every use of `value`, given the strided type `type`, still
 /// verifies once the views down the use chain take re-inferred types
 /// (collected in `retypes`). The tx compute ops listed below accept strided
-/// operands (retypeUses verifies them once retyped); anything else (yields, returns,
-/// calls, container writes, opaque calls, ops added later) gets the exact
-/// old type through a copy.
+/// operands (retypeUses verifies them once retyped); anything else (yields,
+/// returns, calls, container writes, opaque calls, ops added later) gets the
+/// exact old type through a copy.
 static bool collectRetypes(Value value, MemRefType type,
                            SmallVectorImpl<std::pair<Value, Type>> &retypes) {
   for (OpOperand &use : value.getUses()) {
@@ -82,8 +82,6 @@ static bool collectRetypes(Value value, MemRefType type,
   return true;
 }
 
-/// Replaces `oldResult` by `slice`, retyping views, or by a contiguous copy
-/// of the slice made where the old result was produced.
 /// Replaces the uses of `oldResult` by `slice` and retypes the views down
 /// the use chains as `retypes` says, then verifies every op that uses a
 /// value whose type changed: an op may tie an operand's type to another's
@@ -129,6 +127,8 @@ static bool retypeUses(Value oldResult, Value slice,
   return false;
 }
 
+/// Replaces `oldResult` by `slice`, retyping views, or by a contiguous copy
+/// of the slice made where the old result was produced.
 static void replaceBySlice(OpBuilder &b, Value oldResult, Value slice) {
   SmallVector<std::pair<Value, Type>> retypes;
   if (collectRetypes(oldResult, cast<MemRefType>(slice.getType()), retypes) &&
